@@ -1,0 +1,76 @@
+"""Moving grids between NumPy arrays and torch tensors at the engine boundary.
+
+torch is imported only when a tensor is given or a torch engine is chosen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import GridError
+
+
+def is_tensor(x: Any) -> bool:
+    """True for a torch tensor (checked without importing torch)."""
+    return type(x).__module__.startswith("torch") and hasattr(x, "device")
+
+
+def as_uint8_grid(array: np.ndarray) -> np.ndarray:
+    """Validate an integer or boolean NumPy grid and return it as ``uint8`` (values 0..255)."""
+    if array.dtype == np.uint8:
+        return array
+    if array.dtype == bool:
+        return array.astype(np.uint8)
+    if not np.issubdtype(array.dtype, np.integer):
+        raise GridError(f"grid dtype must be integer or bool (cell states), got {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() > 255):
+        raise GridError(f"cell states must lie in 0..255, got values {array.min()}..{array.max()}")
+    return array.astype(np.uint8)
+
+
+def as_uint8_tensor(tensor: Any) -> Any:
+    """Validate an integer or boolean tensor and return it as ``torch.uint8`` on the same device."""
+    import torch
+
+    if tensor.dtype == torch.uint8:
+        return tensor
+    if tensor.dtype == torch.bool:
+        return tensor.to(torch.uint8)
+    if tensor.dtype.is_floating_point or tensor.dtype.is_complex:
+        raise GridError(f"grid dtype must be integer or bool (cell states), got {tensor.dtype}")
+    if tensor.numel() and (int(tensor.min()) < 0 or int(tensor.max()) > 255):
+        raise GridError(f"cell states must lie in 0..255, got values {int(tensor.min())}..{int(tensor.max())}")
+    return tensor.to(torch.uint8)
+
+
+def to_engine(cells: Any, array_module: str, device: str | None) -> Any:
+    """``cells`` (NumPy or torch, uint8) in the engine's array type, on ``device`` for torch engines."""
+    if array_module == "torch":
+        import torch
+
+        tensor = cells if is_tensor(cells) else torch.from_numpy(np.ascontiguousarray(cells))
+        return tensor.to(device) if device is not None else tensor
+    if is_tensor(cells):
+        return cells.detach().cpu().numpy()
+    return np.asarray(cells)
+
+
+def like_input(result: Any, original: Any) -> Any:
+    """``result`` converted back to the kind of ``original``: NumPy stays NumPy, a tensor returns to its device."""
+    if is_tensor(original):
+        import torch
+
+        tensor = result if is_tensor(result) else torch.from_numpy(np.ascontiguousarray(result))
+        return tensor.to(original.device)
+    return result.detach().cpu().numpy() if is_tensor(result) else np.asarray(result)
+
+
+def max_state(cells: Any) -> tuple[int, tuple[int, ...]] | None:
+    """The largest state and the index of its first occurrence, or None for an empty grid."""
+    if cells.numel() if is_tensor(cells) else cells.size:
+        flat = int(cells.argmax()) if not is_tensor(cells) else int(cells.flatten().argmax())
+        index = tuple(int(i) for i in np.unravel_index(flat, tuple(cells.shape)))
+        return int(cells[index]), index
+    return None

@@ -1,0 +1,180 @@
+"""The ``tensorca`` command: thin argument parsing over the public API, printing with rich.
+
+Every user error prints one line ``tensorca: error: ...`` and exits with status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from . import io as pattern_io
+from .engines import engine_names
+from .errors import TensorcaError
+from .pattern import Pattern
+from .rules import parse_spec
+from .simulate import ProgressCallback, resolve_rule, run
+from .soup import parse_size, random_soup
+from .topology import Topology
+
+out = Console()
+err = Console(stderr=True)
+
+
+@contextmanager
+def progress_bar(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
+    """A rich progress bar on stderr (only when it is a terminal and ``enabled``)."""
+    if not enabled or total == 0 or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("generations", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("run", total=total)
+        yield lambda done, _total: bar.update(task, completed=done)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if (args.file is None) == (args.soup is None):
+        raise TensorcaError("give either a pattern FILE or --soup WIDTHxHEIGHT")
+    backend = args.backend
+    start_state: Pattern | np.ndarray
+    if args.file is not None:
+        start_state = pattern_io.load(args.file)
+        label = args.file
+    else:
+        height, width = parse_size(args.soup)
+        rule_value, _ = resolve_rule(args.rule)
+        cells = random_soup(height, width, args.density, args.seed, args.batch, n_states=rule_value.n_states)
+        topology = args.topology or Topology.torus(width, height)
+        start_state = Pattern(cells=cells, rule=rule_value, topology=_soup_topology(topology, height, width))
+        if args.batch is not None:
+            start_state = cells  # a batch runs as an array: (B, H, W)
+        label = f"soup {width}x{height}, density {args.density}, seed {args.seed}" + (
+            f", batch {args.batch}" if args.batch else ""
+        )
+    with progress_bar(not args.no_progress, args.gens) as progress:
+        began = time.perf_counter()
+        if isinstance(start_state, Pattern):
+            result = run(start_state, args.rule, args.gens, backend=backend, topology=args.topology, progress=progress)
+        else:
+            result = run(start_state, args.rule, args.gens, backend=backend,
+                         topology=_soup_topology(args.topology, *start_state.shape[1:]), progress=progress)
+        seconds = time.perf_counter() - began
+    summary = Table(title=label, show_header=False)
+    if isinstance(result, Pattern):
+        summary.add_row("rule", result.rule.canonical() if result.rule else "B3/S23")
+        summary.add_row("topology", str(result.topology))
+        summary.add_row("generation", str(result.generation))
+        summary.add_row("population", str(result.population))
+        box = result.bounding_box()
+        summary.add_row("bounding box", "empty" if box is None else f"x={box[0]} y={box[1]} {box[2]}x{box[3]}")
+        cells_per_gen = result.cells.size if result.topology.bounded else None
+    else:
+        summary.add_row("rule", resolve_rule(args.rule)[0].canonical())
+        summary.add_row("generations", str(args.gens))
+        summary.add_row("population", " ".join(str(int(p)) for p in (result != 0).sum(axis=(1, 2))[:8]) + (" ..." if len(result) > 8 else ""))
+        cells_per_gen = result.size
+    summary.add_row("backend", backend)
+    summary.add_row("time", f"{seconds:.3f} s")
+    if args.gens and seconds > 0:
+        summary.add_row("generations/s", f"{args.gens / seconds:,.1f}")
+        if cells_per_gen is not None:
+            summary.add_row("cell updates/s", f"{cells_per_gen * args.gens / seconds:,.0f}")
+    out.print(summary)
+    if args.out:
+        final = result if isinstance(result, Pattern) else Pattern(cells=result[0], rule=resolve_rule(args.rule)[0])
+        pattern_io.save(args.out, final)
+        out.print(f"wrote {args.out}")
+    return 0
+
+
+def _soup_topology(topology: str | Topology | None, height: int, width: int) -> Topology | str:
+    if topology is None:
+        return Topology.torus(width, height)
+    if isinstance(topology, str) and topology.lower() in ("t", "p"):
+        return Topology("torus" if topology.lower() == "t" else "plane", width, height)
+    return topology
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    pattern = pattern_io.load(args.file)
+    table = Table(title=args.file, show_header=False)
+    if pattern.name:
+        table.add_row("name", pattern.name)
+    rule = pattern.rule
+    table.add_row("rule", f"{rule.canonical()} ({rule.family}, {rule.n_states} states)" if rule else "not given (B3/S23 is used)")
+    table.add_row("topology", str(pattern.topology))
+    table.add_row("size", f"{pattern.cells.shape[1]} x {pattern.cells.shape[0]} (W x H)")
+    table.add_row("population", str(pattern.population))
+    table.add_row("origin", f"x={pattern.origin[0]} y={pattern.origin[1]}")
+    table.add_row("generation", str(pattern.generation))
+    for comment in pattern.comments:
+        table.add_row("comment", comment)
+    out.print(table)
+    return 0
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    rule, topology = parse_spec(args.text)
+    table = Table(show_header=False)
+    table.add_row("canonical", rule.canonical() + (topology.suffix() if topology else ""))
+    table.add_row("family", rule.family)
+    table.add_row("states", str(rule.n_states))
+    if topology is not None:
+        table.add_row("topology", str(topology))
+    out.print(table)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tensorca", description="Cellular automata with Golly's semantics on NumPy and PyTorch.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_run = sub.add_parser("run", help="run a pattern file or a random soup")
+    p_run.add_argument("file", nargs="?", help="pattern file (RLE, .cells, Life 1.05/1.06, optionally gzipped)")
+    p_run.add_argument("--gens", type=int, required=True, help="generations to run")
+    p_run.add_argument("--rule", help="rule string, e.g. B36/S23 or 345/2/4:T128,128 (default: the file's, else B3/S23)")
+    p_run.add_argument("--topology", help="Golly suffix such as :T256,256 or :P64,64 (soups: T or P for their own size)")
+    p_run.add_argument("--backend", default="numpy", help=f"engine name ({', '.join(engine_names())})")
+    p_run.add_argument("--out", help="write the final pattern here (.rle, .cells, .lif, optionally .gz)")
+    p_run.add_argument("--soup", metavar="WxH", help="start from a random soup of this size instead of a file")
+    p_run.add_argument("--density", type=float, default=0.5, help="soup density (default 0.5)")
+    p_run.add_argument("--seed", type=int, default=None, help="soup random seed")
+    p_run.add_argument("--batch", type=int, default=None, help="run this many soups at once as a (B, H, W) batch")
+    p_run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p_run.set_defaults(func=cmd_run)
+
+    p_info = sub.add_parser("info", help="describe a pattern file")
+    p_info.add_argument("file")
+    p_info.set_defaults(func=cmd_info)
+
+    p_rule = sub.add_parser("rule", help="print a rule's canonical form and family")
+    p_rule.add_argument("text")
+    p_rule.set_defaults(func=cmd_rule)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (TensorcaError, OSError, ValueError) as exc:
+        message = str(exc) if not isinstance(exc, OSError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        err.print(f"tensorca: error: {message}", markup=False, highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        err.print("tensorca: interrupted", markup=False)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

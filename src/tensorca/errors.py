@@ -1,0 +1,68 @@
+"""The exception hierarchy: one root, one typed error per kind of bad input.
+
+Every error a user can provoke derives from :class:`TensorcaError`, so ``except
+TensorcaError`` catches them all, and each also derives from ``ValueError`` where the
+cause is a bad value, so generic code that expects ``ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+
+class TensorcaError(Exception):
+    """Root of every error raised by tensorca for bad input or impossible requests."""
+
+
+class RuleError(TensorcaError, ValueError):
+    """A rule string that cannot be parsed or is not a valid rule.
+
+    ``text`` is the whole rule string, ``position`` the 0-based character offset of the
+    offending part (``None`` when the rule as a whole is wrong).
+    """
+
+    def __init__(self, message: str, text: str | None = None, position: int | None = None):
+        self.text = text
+        self.position = position
+        self.reason = message
+        if text is not None and position is not None:
+            message = f"{message} in rule {text!r} at position {position}"
+        elif text is not None:
+            message = f"{message} in rule {text!r}"
+        super().__init__(message)
+
+
+class TopologyError(TensorcaError, ValueError):
+    """A topology suffix that cannot be parsed, or one this engine cannot simulate."""
+
+
+class PatternError(TensorcaError, ValueError):
+    """A malformed or oversized pattern file.
+
+    ``line`` and ``column`` are 1-based and point at the offending character when known;
+    ``source`` names the file (or ``"<string>"``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        column: int | None = None,
+        source: str | None = None,
+    ):
+        self.reason = message
+        self.line = line
+        self.column = column
+        self.source = source
+        where = source or "<string>"
+        if line is not None:
+            where += f":{line}"
+            if column is not None:
+                where += f":{column}"
+        super().__init__(f"{where}: {message}")
+
+
+class EngineError(TensorcaError, ValueError):
+    """An engine asked to run a rule or topology it does not support, or unknown by name."""
+
+
+class GridError(TensorcaError, ValueError):
+    """An input grid with the wrong shape, dtype or cell states for the rule or topology."""

@@ -1,0 +1,132 @@
+"""Rule values: frozen dataclasses that say what a rule computes, independent of any engine.
+
+Every rule has ``family`` (a short string engines dispatch on), ``n_states`` and
+``canonical()`` (Golly's spelling). Three shapes of rule exist:
+
+- :class:`TableRule`: any rule whose next state is decided by the 3x3 neighbourhood of state-1
+  cells: two-state B/S rules (Moore, ``V``, ``H``), isotropic non-totalistic (Hensel) rules, ``MAP``
+  rules, Generations (the same table plus decay states) and Golly's ``Wn`` emulation. All compile to
+  one 512-entry table indexed by the 3x3 neighbourhood read in reading order, NW the most
+  significant bit and SE the least (Golly's MAP order): index = sum(bit(y, x) << (8 - (3*y + x))).
+- :class:`LargerThanLifeRule`: range-r outer-totalistic rules (Larger than Life / HROT), given by a
+  neighbourhood mask and inclusive count intervals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+#: 512-entry table index weights for a 3x3 window, reading order, NW = 256 ... SE = 1.
+TABLE_WEIGHTS = np.array([[256, 128, 64], [32, 16, 8], [4, 2, 1]], dtype=np.int64)
+#: Bit of the centre cell in a table index.
+CENTRE_BIT = 16
+
+
+class Rule:
+    """Base of all rule values. Subclasses are frozen dataclasses."""
+
+    family: ClassVar[str] = "abstract"
+    n_states: int
+
+    def canonical(self) -> str:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.canonical()
+
+
+@dataclass(frozen=True, eq=True)
+class TableRule(Rule):
+    """A rule decided by the 3x3 neighbourhood of state-1 cells, as a 512-entry table.
+
+    ``table`` holds 512 bytes, each 0 or 1: for a cell in state 1 (centre bit set) it says whether
+    the cell survives; for a cell in state 0 (centre bit clear) whether it is born. With
+    ``n_states > 2`` (Generations) a state-1 cell that does not survive goes to state 2, and cells
+    in states 2..n-1 advance by one (n-1 goes to 0) whatever their neighbours; they do not count
+    as neighbours and cannot be born into.
+
+    ``kind`` says how the rule was written and so how ``canonical()`` spells it:
+    ``"bs"`` (outer-totalistic B/S, with ``neighbourhood`` "M", "V" or "H"), ``"hensel"``
+    (isotropic non-totalistic letters), ``"map"``, ``"wolfram"``.
+    ``birth`` and ``survival`` are the outer-totalistic count sets (counts over ``neighbourhood``)
+    when the rule is outer-totalistic, else ``None``; bit-packed engines use them.
+    """
+
+    table: bytes
+    n_states: int = 2
+    kind: str = "bs"
+    neighbourhood: str = "M"
+    birth: frozenset[int] | None = None
+    survival: frozenset[int] | None = None
+    text: str = field(default="", compare=False)  # Golly's canonical spelling, set by the parser
+    wolfram: int | None = None  # the Wolfram number for kind "wolfram"
+    generations: bool = False  # written in Generations notation (S/B/C), even with C = 2
+
+    def __post_init__(self) -> None:
+        if len(self.table) != 512 or any(b > 1 for b in self.table):
+            raise ValueError("TableRule.table must be 512 bytes of 0/1")
+
+    @property
+    def family(self) -> str:  # type: ignore[override]
+        if self.kind == "wolfram":
+            return "wolfram"
+        return "generations" if self.generations or self.n_states > 2 else "life-like"
+
+    @property
+    def is_generations(self) -> bool:
+        """True when the rule has decay states (n_states > 2)."""
+        return self.n_states > 2
+
+    @property
+    def is_outer_totalistic_moore(self) -> bool:
+        """True for a two-state B/S rule on the Moore neighbourhood (bit-packed engines' class)."""
+        return self.birth is not None and self.neighbourhood == "M" and self.n_states == 2
+
+    @property
+    def has_b0(self) -> bool:
+        """True when a dead cell with no live neighbours is born (index 0 of the table)."""
+        return self.table[0] == 1
+
+    def lookup_table(self) -> np.ndarray:
+        """The table as a ``(512,)`` ``uint8`` NumPy array of 0/1 (a fresh copy)."""
+        return np.frombuffer(self.table, dtype=np.uint8).copy()
+
+    def canonical(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, eq=True)
+class LargerThanLifeRule(Rule):
+    """A range-``radius`` outer-totalistic rule (Golly's Larger than Life / HROT).
+
+    The count of a cell is the number of state-1 cells under ``neighbourhood_mask()`` (which
+    includes the centre cell exactly when ``include_centre``, Golly's ``M1``). A state-1 cell
+    survives when its count lies in one of the inclusive ``survival`` intervals; a state-0 cell
+    is born when its count lies in a ``birth`` interval. ``n_states`` >= 3 gives Generations-style
+    decay exactly as in :class:`TableRule`.
+
+    ``neighbourhood`` is Golly's letter: ``"M"`` Moore (square), ``"N"`` von Neumann (diamond),
+    ``"C"`` circular, and the HROT extras the parser accepts.
+    """
+
+    family: ClassVar[str] = "larger-than-life"
+
+    radius: int
+    n_states: int
+    include_centre: bool
+    survival: tuple[tuple[int, int], ...]
+    birth: tuple[tuple[int, int], ...]
+    neighbourhood: str = "M"
+    text: str = field(default="", compare=False)
+
+    def neighbourhood_mask(self) -> np.ndarray:
+        """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of the cells counted, centre included iff ``include_centre``."""
+        from .ltl import neighbourhood_mask
+
+        return neighbourhood_mask(self.neighbourhood, self.radius, self.include_centre)
+
+    def canonical(self) -> str:
+        return self.text

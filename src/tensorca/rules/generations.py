@@ -1,0 +1,66 @@
+"""Golly's Generations rules: ``survival/birth/states`` (``345/2/4``, ``B2/S/3``, ``MAP.../3``).
+
+The birth/survival part reads like a two-state rule (Hensel letters allowed with the Moore
+neighbourhood); the state count (2..256) follows the second slash and may be followed by a
+``V`` or ``H`` neighbourhood letter, which must end the rule. Golly writes the rule back as
+``S/B/C`` with canonical Hensel letters and the neighbourhood letter last (``12/34/3H``). Golly
+rejects LifeWiki's ``C``-prefixed count (``B2/S/C3``); so does this parser, with a hint.
+"""
+
+from __future__ import annotations
+
+from ._errors import fail
+from .base import TableRule
+from .lifelike import compile_table, parse_bs_body, part_text
+from .maprule import parse_map
+
+MAX_STATES = 256
+
+
+def _states(src: str, start: int, end: int) -> tuple[int, str | None]:
+    """Read ``<digits>[V|H]`` in ``src[start:end]``: the state count and neighbourhood letter."""
+    text = src[start:end].rstrip(" ")
+    nb = None
+    if text and text[-1] in "vVhH":
+        nb = text[-1].upper()
+        text = text[:-1]
+    stripped = text.strip(" ")
+    lead = len(text) - len(text.lstrip(" "))
+    if not stripped:
+        raise fail("Generations rule needs a number of states after the second slash", src, start)
+    if stripped[0] in "cCgG":
+        raise fail(
+            f"Golly does not accept the {stripped[0]!r} prefix on the state count; "
+            f"write the number alone, e.g. '/{stripped[1:]}'", src, start + lead)
+    for i, ch in enumerate(stripped):
+        if not ch.isdigit():
+            raise fail(f"bad character {ch!r} in the Generations state count", src, start + lead + i)
+    n = int(stripped)
+    if not 2 <= n <= MAX_STATES:
+        raise fail(f"Generations state count must be from 2 to {MAX_STATES}, got {n}", src, start + lead)
+    return n, nb
+
+
+def parse_generations(src: str, start: int, end: int, slashes: list[int]) -> TableRule:
+    """``src[start:end]`` holds exactly two slashes (or underscores) at ``slashes``."""
+    s1, s2 = slashes
+    if src[start:end].upper().startswith("MAP"):
+        n_states, nb_suffix = _states(src, s2 + 1, end)
+        if nb_suffix:
+            raise fail("a MAP rule takes no neighbourhood letter", src, end - 1)
+        table, nb, map_text = parse_map(src, start, s1)
+        if table[0]:
+            raise fail("Generations rules cannot have B0", src, start)
+        return TableRule(table=table, n_states=n_states, kind="map", neighbourhood=nb,
+                         text=f"{map_text}/{n_states}", generations=True)
+    n_states, nb = _states(src, s2 + 1, end)
+    body = parse_bs_body(src, start, s2, neighbourhood=nb or "M")
+    table = compile_table(body)
+    if table[0]:
+        raise fail("Generations rules cannot have B0 (birth on 0 neighbours)", src, start)
+    text = f"{part_text(body.survival)}/{part_text(body.birth)}/{n_states}{nb or ''}"
+    if body.is_totalistic:
+        return TableRule(table=table, n_states=n_states, kind="bs", neighbourhood=body.neighbourhood,
+                         birth=body.counts(body.birth), survival=body.counts(body.survival),
+                         text=text, generations=True)
+    return TableRule(table=table, n_states=n_states, kind="hensel", text=text, generations=True)

@@ -1,0 +1,28 @@
+"""Shared fixtures: Golly's golden cases and small helpers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+def golden_cases() -> list[dict]:
+    """The cases Golly computed (copied from ../shared/golden/cases.jsonl)."""
+    with open(DATA / "golden_cases.jsonl") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def sha256_grid(grid: np.ndarray) -> str:
+    """The golden files' hash: sha256 of the (H, W) uint8 grid, row-major."""
+    return hashlib.sha256(np.ascontiguousarray(grid, dtype=np.uint8).tobytes()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def golden() -> dict[str, dict]:
+    return {case["name"]: case for case in golden_cases()}
