@@ -4,7 +4,8 @@ The birth/survival part reads like a two-state rule (Hensel letters allowed with
 neighbourhood); the state count (2..256) follows the second slash and may be followed by a
 ``V`` or ``H`` neighbourhood letter, which must end the rule. Golly writes the rule back as
 ``S/B/C`` with canonical Hensel letters and the neighbourhood letter last (``12/34/3H``). Golly
-rejects LifeWiki's ``C``-prefixed count (``B2/S/C3``); so does this parser, with a hint.
+rejects LifeWiki's ``C``- or ``G``-prefixed count (``B2/S/C3``, ``/2/G3``); users type them, so
+this parser accepts them and writes Golly's spelling back.
 """
 
 from __future__ import annotations
@@ -29,12 +30,16 @@ def _states(src: str, start: int, end: int) -> tuple[int, str | None]:
     if not stripped:
         raise fail("Generations rule needs a number of states after the second slash", src, start)
     if stripped[0] in "cCgG":
-        raise fail(
-            f"Golly does not accept the {stripped[0]!r} prefix on the state count; "
-            f"write the number alone, e.g. '/{stripped[1:]}'", src, start + lead)
+        # LifeWiki's spellings (B2/S/C3, /2/G3): Golly rejects them, but users type them.
+        stripped = stripped[1:]
+        lead += 1
+        if not stripped:
+            raise fail("Generations state count missing after the 'C'/'G' prefix", src, start + lead)
     for i, ch in enumerate(stripped):
         if not ch.isdigit():
-            raise fail(f"bad character {ch!r} in the Generations state count", src, start + lead + i)
+            raise fail(
+                f"bad character {ch!r} in the Generations state count (two slashes make this a "
+                "Generations rule: survival/birth/states)", src, start + lead + i)
     n = int(stripped)
     if not 2 <= n <= MAX_STATES:
         raise fail(f"Generations state count must be from 2 to {MAX_STATES}, got {n}", src, start + lead)

@@ -1,0 +1,22 @@
+"""Rule values and the parser for Golly's rule notations.
+
+``parse_rule("B3/S23")`` and ``parse_spec("B3/S23:T64,64")`` return frozen rule values
+(:class:`TableRule`, :class:`LargerThanLifeRule`) whose ``canonical()`` is Golly's spelling.
+"""
+
+from .base import CENTRE_BIT, TABLE_WEIGHTS, LargerThanLifeRule, Rule, TableRule
+from .hensel import letter_class
+from .ltl import neighbourhood_mask
+from .spec import parse_rule, parse_spec
+
+__all__ = [
+    "CENTRE_BIT",
+    "TABLE_WEIGHTS",
+    "LargerThanLifeRule",
+    "Rule",
+    "TableRule",
+    "letter_class",
+    "neighbourhood_mask",
+    "parse_rule",
+    "parse_spec",
+]

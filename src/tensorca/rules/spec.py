@@ -1,0 +1,81 @@
+"""Entry points: ``parse_rule`` (a rule string) and ``parse_spec`` (rule plus Golly topology suffix).
+
+The notation is recognised from the text, in the spirit of Golly trying each algorithm in turn:
+``MAP...`` (with one slash: Generations MAP), ``W<n>``, ``R<r>,...`` or five comma-separated
+numbers (Larger than Life / HROT), two slashes (Generations), otherwise B/S (with Hensel letters,
+``V`` or ``H``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..topology import Topology, parse_topology
+from ._errors import fail
+from .base import Rule, TableRule
+from .generations import parse_generations
+from .lifelike import parse_lifelike
+from .ltl import parse_ltl
+from .maprule import parse_map
+from .wolfram import parse_wolfram
+
+_LTL = re.compile(r"\s*(R\d|\d+\s*,)", re.IGNORECASE)
+
+
+
+def _bounds(text: str) -> tuple[int, int]:
+    """``(start, end)`` of ``text`` without surrounding whitespace."""
+    start = len(text) - len(text.lstrip())
+    return start, start + len(text.strip())
+
+
+def _parse(text: str, start: int, end: int) -> Rule:
+    if start >= end:
+        raise fail("empty rule", text, start)
+    body = text[start:end]
+    if body[:3].upper() == "MAP":
+        slashes = [i for i in range(start, end) if text[i] == "/"]
+        if len(slashes) == 1:
+            return parse_generations(text, start, end, [slashes[0], slashes[0]])
+        if len(slashes) > 1:
+            raise fail("a MAP rule takes at most one '/' (before the Generations state count)", text, slashes[1])
+        table, nb, canon = parse_map(text, start, end)
+        return TableRule(table=table, kind="map", neighbourhood=nb, text=canon)
+    if body[0] in "wW":
+        return parse_wolfram(text, start, end)
+    if _LTL.match(body):
+        return parse_ltl(text, start, end)
+    slashes = [i for i in range(start, end) if text[i] in "/_"]
+    if len(slashes) > 2:
+        raise fail("too many slashes: B/S rules take one, Generations rules two", text, slashes[2])
+    if len(slashes) == 2:
+        return parse_generations(text, start, end, slashes)
+    return parse_lifelike(text, start, end)
+
+
+def parse_rule(text: str) -> Rule:
+    """Parse a Golly rule string (no topology suffix) into a rule value.
+
+    Raises :class:`tensorca.errors.RuleError` with the offending position; a ``:`` suffix is
+    refused with a pointer to :func:`parse_spec`.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"rule must be a string, got {type(text).__name__}")
+    colon = text.find(":")
+    if colon >= 0:
+        raise fail("topology suffix ':' not allowed here; use parse_spec() for rule plus topology", text, colon)
+    start, end = _bounds(text)
+    return _parse(text, start, end)
+
+
+def parse_spec(text: str) -> tuple[Rule, Topology | None]:
+    """Parse ``rule[:topology]`` (e.g. ``"B3/S23:T64,64"``): the rule and its topology or ``None``."""
+    if not isinstance(text, str):
+        raise TypeError(f"rule must be a string, got {type(text).__name__}")
+    colon = text.find(":")
+    rule_end = len(text) if colon < 0 else colon
+    start, end = _bounds(text[:rule_end])
+    rule = _parse(text, start, end)
+    if colon < 0:
+        return rule, None
+    return rule, parse_topology(text[colon + 1 :].strip())
