@@ -83,10 +83,13 @@ class Pattern:
         )
 
     def cropped(self) -> "Pattern":
-        """A copy trimmed to the bounding box, origin adjusted; an empty pattern becomes ``(0, 0)``."""
+        """A copy trimmed to the bounding box, origin adjusted.
+
+        An empty pattern becomes a ``(0, 0)`` array at origin ``(0, 0)`` (it has no position).
+        """
         box = self.bounding_box()
         if box is None:
-            return replace(self, cells=np.zeros((0, 0), np.uint8), origin=self.origin, comments=list(self.comments))
+            return replace(self, cells=np.zeros((0, 0), np.uint8), origin=(0, 0), comments=list(self.comments))
         x, y, w, h = box
         c0, r0 = x - self.origin[0], y - self.origin[1]
         cells = self.cells[r0 : r0 + h, c0 : c0 + w].copy()

@@ -30,6 +30,8 @@ def parse_rule_in_file(
         rule, topology = parse_spec(text)
     except (RuleError, TopologyError) as exc:
         position = getattr(exc, "position", None)
+        if not isinstance(position, int) and isinstance(exc, TopologyError) and ":" in text:
+            position = text.index(":") + 1  # point at the suffix
         col = column + position if isinstance(position, int) else column
         reason = getattr(exc, "reason", None) or str(exc)
         raise PatternError(f"bad rule {text!r}: {reason}", line, col, source) from exc

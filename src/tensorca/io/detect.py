@@ -5,7 +5,7 @@
 - A size header ``x = ...`` after any ``#`` lines: RLE.
 - Coordinate lines without a ``#Life 1.06`` header are not guessed (Golly reads them; here they
   go to the RLE reader, which reports the first unexpected character).
-- No ``#`` lines and every non-blank line made of ``.``, ``O``, ``o``, ``*``: plaintext
+- No ``#`` lines and every non-blank line made of ``.``, ``O``, ``o``, ``*`` (or a ``!`` comment): plaintext
   (``OO.O`` would otherwise be multi-state RLE, where ``O`` is state 15).
 - Anything else: headerless RLE (whose parser reports what is wrong, with its position).
 """
@@ -44,6 +44,6 @@ def detect_format(text: str) -> str:
             continue
         if is_header_line(line):
             return "rle"
-        if saw_hash or not _PLAIN_ROW.fullmatch(line):
+        if saw_hash or not (_PLAIN_ROW.fullmatch(line) or line.startswith("!")):
             return "rle"
     return "cells" if not first and not saw_hash else "rle"

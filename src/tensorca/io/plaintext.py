@@ -1,6 +1,6 @@
 """Plaintext (``.cells``) patterns: ``!`` comment lines, then one row per line.
 
-Reading: ``!Name: <name>`` sets the name and other ``!`` lines are comments; in rows ``.`` is
+Reading: ``!Name: <name>`` sets the name and other ``!`` lines (anywhere) are comments; in rows ``.`` is
 dead and ``O`` alive, and (as LifeWiki's readers accept) ``o`` and ``*`` are alive too. Short
 rows are padded with dead cells; the width is that of the longest row; blank lines are empty
 rows; trailing whitespace is ignored. The format has no rule, position or generation.
@@ -33,7 +33,7 @@ def read_plaintext(text: str, *, source: str | None = None, max_cells: int | Non
     rows: list[str] = []
     first_row_line = 0
     for lineno, line in iter_lines(text):
-        if line.startswith("!") and not rows:
+        if line.startswith("!"):  # comment lines are accepted anywhere, as LifeWiki's readers do
             body = line[1:]
             if body.startswith("Name:"):
                 name = body[5:].strip()
@@ -45,9 +45,8 @@ def read_plaintext(text: str, *, source: str | None = None, max_cells: int | Non
             first_row_line = lineno
         m = _BAD.search(row)
         if m:
-            hint = " (comment lines starting '!' must come before the rows)" if m.group() == "!" else ""
             raise PatternError(
-                f"unexpected character {m.group()!r} in plaintext row; expected '.', 'O', 'o' or '*'{hint}",
+                f"unexpected character {m.group()!r} in plaintext row; expected '.', 'O', 'o' or '*'",
                 lineno,
                 m.start() + 1,
                 source,

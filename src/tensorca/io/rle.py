@@ -30,6 +30,7 @@ non-zero, then ``#N``/``#O``/``#C``, the header, and the body in lines of at mos
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,9 @@ from .common import int_fields, iter_lines, parse_int, parse_rule_in_file
 #: Longest line :func:`write_rle` emits (Golly's limit).
 MAX_LINE = 70
 
-_TOKEN = re.compile(r"(\d+)|([bo.$!A-X]|[p-y][A-X]?)|(\s+)|(.)")
+# One match per run in the common case (count and tag together); a count followed by whitespace
+# or a line break matches alone and stays pending, as in Golly.
+_TOKEN = re.compile(r"(\d+)?([bo.$!A-X]|[p-y][A-X]?)|(\d+)|(\s+)|(.)")
 _HEADER = re.compile(
     r"x\s*=\s*(?P<w>[^,\s]+)\s*,\s*y\s*=\s*(?P<h>[^,\s]+)\s*(?:,\s*rule\s*=\s*(?P<rule>.*?))?\s*$"
 )
@@ -95,7 +98,11 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
     generation = 0
     header: tuple[int, int] | None = None  # (width, height)
 
-    runs: list[tuple[int, int, int, int]] = []  # (y, x, length, state) of non-zero runs
+    # non-zero runs: row, first column, length, state
+    run_y: list[int] = []
+    run_x: list[int] = []
+    run_n: list[int] = []
+    run_state: list[int] = []
     x = y = 0
     width = height = 0  # extent of the cells seen so far
     count: int | None = None  # pending run count
@@ -141,12 +148,14 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
         saw_anything = True
 
         for m in _TOKEN.finditer(line):
-            num, tag, space, bad = m.groups()
+            num, tag, lone_num, space, bad = m.groups()
             col = m.start() + 1
-            if space is not None:
-                continue  # whitespace is allowed anywhere, even between a count and its tag
-            if bad is not None:
-                raise PatternError(f"unexpected character {bad!r} in RLE body", lineno, col, source)
+            if tag is None:
+                if space is not None:
+                    continue  # whitespace is allowed anywhere, even between a count and its tag
+                if bad is not None:
+                    raise PatternError(f"unexpected character {bad!r} in RLE body", lineno, col, source)
+                num = lone_num
             if num is not None:
                 if count is not None:
                     raise PatternError(
@@ -157,7 +166,9 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
                     raise PatternError("run count must be at least 1, got 0", lineno, col, source)
                 check_extent(count, budget, line=lineno, column=col, source=source, what="run count")
                 count_at = (lineno, col)
-                continue
+                if tag is None:
+                    continue
+                col = m.start(2) + 1
             n = 1 if count is None else count
             at = count_at if count is not None else (lineno, col)
             count = None
@@ -167,13 +178,15 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
             if tag == "$":
                 y += n
                 x = 0
-                check_extent(y, budget, line=at[0], column=at[1], source=source, what="row")
+                if y > budget:
+                    check_extent(y, budget, line=at[0], column=at[1], source=source, what="row")
                 continue
-            if tag in ("b", "."):
+            if tag == "b" or tag == ".":
                 x += n
-                check_extent(x, budget, line=at[0], column=at[1], source=source, what="row length")
+                if x > budget:
+                    check_extent(x, budget, line=at[0], column=at[1], source=source, what="row length")
                 continue
-            state = state_of_tag(tag)
+            state = 1 if tag == "o" else state_of_tag(tag)
             if state > 255:
                 raise PatternError(f"state {state} ({tag!r}) is above 255, the largest state", lineno, col, source)
             if rule is not None and state >= rule.n_states:
@@ -184,10 +197,13 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
                     col,
                     source,
                 )
-            runs.append((y, x, n, state))
+            run_y.append(y)
+            run_x.append(x)
+            run_n.append(n)
+            run_state.append(state)
             x += n
-            check_extent(x, budget, line=at[0], column=at[1], source=source, what="row length")
             if x > width or y >= height:
+                check_extent(x, budget, line=at[0], column=at[1], source=source, what="row length")
                 width, height = max(width, x), max(height, y + 1)
                 w = max(width, header[0] if header else 0)
                 h = max(height, header[1] if header else 0)
@@ -203,8 +219,7 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
         width, height = max(width, header[0]), max(height, header[1])
 
     cells = np.zeros((height, width), dtype=np.uint8)
-    for ry, rx, n, state in runs:
-        cells[ry, rx : rx + n] = state
+    fill_runs(cells, run_y, run_x, run_n, run_state)
     return Pattern(
         cells=cells,
         rule=rule,
@@ -217,7 +232,37 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
     )
 
 
-def _comment_line(line: str, lineno: int, source: str | None) -> tuple[str, object]:
+def fill_runs(cells: np.ndarray, ys: list[int], xs: list[int], ns: list[int], states: list[int]) -> None:
+    """Set ``cells[y, x : x + n] = state`` for every run, in place (``cells``: ``(H, W)`` ``uint8``).
+
+    Short runs are scattered in vectorised chunks (one flat index per cell, bounded memory);
+    long runs are written as slices.
+    """
+    if not ys:
+        return
+    width = cells.shape[1]
+    flat = cells.reshape(-1)
+    y = np.asarray(ys, dtype=np.int64)
+    x = np.asarray(xs, dtype=np.int64)
+    n = np.asarray(ns, dtype=np.int64)
+    s = np.asarray(states, dtype=np.uint8)
+    long = n > 256
+    for i in np.flatnonzero(long).tolist():
+        start = int(y[i] * width + x[i])
+        flat[start : start + int(n[i])] = s[i]
+    short = ~long
+    y, x, n, s = y[short], x[short], n[short], s[short]
+    chunk = 1 << 16  # runs per chunk: at most 2**24 cells of int64 indices at a time
+    for lo in range(0, n.size, chunk):
+        cn = n[lo : lo + chunk]
+        starts = y[lo : lo + chunk] * width + x[lo : lo + chunk]
+        total = int(cn.sum())
+        offsets = np.cumsum(cn) - cn  # where each run begins in the expanded index
+        index = np.repeat(starts - offsets, cn) + np.arange(total, dtype=np.int64)
+        flat[index] = np.repeat(s[lo : lo + chunk], cn)
+
+
+def _comment_line(line: str, lineno: int, source: str | None) -> tuple[str, Any]:
     """Classify one ``#`` line: ``(kind, value)`` with kind name/author/comment/rule/pos/xrle/other."""
     if line.startswith("#CXRLE"):
         return "xrle", _parse_xrle(line, lineno, source)
