@@ -1,2 +1,49 @@
-"""tensorca: cellular automata with Golly's semantics on NumPy and PyTorch."""
+"""tensorca: cellular automata with Golly's semantics on NumPy and PyTorch.
+
+Public API::
+
+    import tensorca
+    rule = tensorca.parse_rule("B36/S23")             # Golly rule strings, canonical spellings
+    pattern = tensorca.load("gosper_gun.rle")          # RLE, .cells, Life 1.05/1.06, gzip
+    later = tensorca.run(pattern, generations=300)     # same kind of object back
+    grid = tensorca.run(numpy_grid, "B3/S23", 100)     # an array is a torus of its own shape
+    history = tensorca.elementary(30, row, 64)         # 1-D Wolfram rules, all 256
+
+Frameworks other than NumPy (PyTorch, Numba, Triton) are imported only when an engine that
+needs them is chosen.
+"""
+
+from .elementary import elementary
+from .engines import engine_names, get_engine
+from .errors import EngineError, GridError, PatternError, RuleError, TensorcaError, TopologyError
+from .io import dumps, load, loads, save
+from .pattern import Pattern
+from .rules import parse_rule, parse_spec
+from .simulate import run
+from .soup import random_soup
+from .topology import Topology, parse_topology
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "EngineError",
+    "GridError",
+    "Pattern",
+    "PatternError",
+    "RuleError",
+    "TensorcaError",
+    "Topology",
+    "TopologyError",
+    "dumps",
+    "elementary",
+    "engine_names",
+    "get_engine",
+    "load",
+    "loads",
+    "parse_rule",
+    "parse_spec",
+    "parse_topology",
+    "random_soup",
+    "run",
+    "save",
+]

@@ -6,6 +6,7 @@ Every user error prints one line ``tensorca: error: ...`` and exits with status 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from .pattern import Pattern
 from .rules import parse_spec
 from .simulate import ProgressCallback, resolve_rule, run
 from .soup import parse_size, random_soup
-from .topology import Topology
+from .topology import Topology, parse_topology
 
 out = Console()
 err = Console(stderr=True)
@@ -44,64 +45,62 @@ def progress_bar(enabled: bool, total: int) -> Iterator[ProgressCallback | None]
 def cmd_run(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.soup is None):
         raise TensorcaError("give either a pattern FILE or --soup WIDTHxHEIGHT")
-    backend = args.backend
-    start_state: Pattern | np.ndarray
+    rule_value, _ = resolve_rule(args.rule)
+    state: Pattern | np.ndarray
     if args.file is not None:
-        start_state = pattern_io.load(args.file)
-        label = args.file
+        state = pattern_io.load(args.file)
+        topology = args.topology
+        label = os.path.basename(args.file)
     else:
         height, width = parse_size(args.soup)
-        rule_value, _ = resolve_rule(args.rule)
-        cells = random_soup(height, width, args.density, args.seed, args.batch, n_states=rule_value.n_states)
-        topology = args.topology or Topology.torus(width, height)
-        start_state = Pattern(cells=cells, rule=rule_value, topology=_soup_topology(topology, height, width))
-        if args.batch is not None:
-            start_state = cells  # a batch runs as an array: (B, H, W)
-        label = f"soup {width}x{height}, density {args.density}, seed {args.seed}" + (
-            f", batch {args.batch}" if args.batch else ""
-        )
+        state = random_soup(height, width, args.density, args.seed, args.batch, n_states=rule_value.n_states)
+        topology = _soup_topology(args.topology, height, width)
+        label = f"soup {width}x{height}, density {args.density}, seed {args.seed}"
+        label += f", batch {args.batch}" if args.batch else ""
     with progress_bar(not args.no_progress, args.gens) as progress:
         began = time.perf_counter()
-        if isinstance(start_state, Pattern):
-            result = run(start_state, args.rule, args.gens, backend=backend, topology=args.topology, progress=progress)
-        else:
-            result = run(start_state, args.rule, args.gens, backend=backend,
-                         topology=_soup_topology(args.topology, *start_state.shape[1:]), progress=progress)
+        result = run(state, args.rule, args.gens, backend=args.backend, topology=topology, progress=progress)
         seconds = time.perf_counter() - began
+
     summary = Table(title=label, show_header=False)
     if isinstance(result, Pattern):
-        summary.add_row("rule", result.rule.canonical() if result.rule else "B3/S23")
+        final = result
+        box = result.bounding_box()
+        summary.add_row("rule", result.rule.canonical() if result.rule else rule_value.canonical())
         summary.add_row("topology", str(result.topology))
         summary.add_row("generation", str(result.generation))
         summary.add_row("population", str(result.population))
-        box = result.bounding_box()
         summary.add_row("bounding box", "empty" if box is None else f"x={box[0]} y={box[1]} {box[2]}x{box[3]}")
-        cells_per_gen = result.cells.size if result.topology.bounded else None
+        cells_per_generation = result.cells.size if result.topology.bounded else None
     else:
-        summary.add_row("rule", resolve_rule(args.rule)[0].canonical())
+        grids = result if result.ndim == 3 else result[None]
+        final = Pattern(cells=grids[0], rule=rule_value, topology=topology)
+        populations = [int(p) for p in np.count_nonzero(grids, axis=(1, 2))]
+        summary.add_row("rule", rule_value.canonical())
+        summary.add_row("topology", str(topology))
         summary.add_row("generations", str(args.gens))
-        summary.add_row("population", " ".join(str(int(p)) for p in (result != 0).sum(axis=(1, 2))[:8]) + (" ..." if len(result) > 8 else ""))
-        cells_per_gen = result.size
-    summary.add_row("backend", backend)
+        summary.add_row("population", " ".join(map(str, populations[:8])) + (" ..." if len(populations) > 8 else ""))
+        cells_per_generation = result.size
+    summary.add_row("backend", args.backend)
     summary.add_row("time", f"{seconds:.3f} s")
     if args.gens and seconds > 0:
         summary.add_row("generations/s", f"{args.gens / seconds:,.1f}")
-        if cells_per_gen is not None:
-            summary.add_row("cell updates/s", f"{cells_per_gen * args.gens / seconds:,.0f}")
+        if cells_per_generation is not None:
+            summary.add_row("cell updates/s", f"{cells_per_generation * args.gens / seconds:,.0f}")
     out.print(summary)
     if args.out:
-        final = result if isinstance(result, Pattern) else Pattern(cells=result[0], rule=resolve_rule(args.rule)[0])
         pattern_io.save(args.out, final)
-        out.print(f"wrote {args.out}")
+        out.print(f"wrote {args.out}" + (" (the first grid of the batch)" if args.batch else ""))
     return 0
 
 
-def _soup_topology(topology: str | Topology | None, height: int, width: int) -> Topology | str:
-    if topology is None:
+def _soup_topology(topology: str | None, height: int, width: int) -> Topology:
+    """A soup's topology: its own size as a torus by default; ``T``/``P`` pick the kind."""
+    if topology is None or topology.strip().lower() in ("t", "torus"):
         return Topology.torus(width, height)
-    if isinstance(topology, str) and topology.lower() in ("t", "p"):
-        return Topology("torus" if topology.lower() == "t" else "plane", width, height)
-    return topology
+    if topology.strip().lower() in ("p", "plane"):
+        return Topology.plane(width, height)
+    return parse_topology(topology)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -169,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except (TensorcaError, OSError, ValueError) as exc:
         message = str(exc) if not isinstance(exc, OSError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
-        err.print(f"tensorca: error: {message}", markup=False, highlight=False)
+        err.print(f"tensorca: error: {message}", markup=False, highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         err.print("tensorca: interrupted", markup=False)
