@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import GridError
 from .topology import Topology
 
 if TYPE_CHECKING:  # rules is a sibling layer; only its type is needed here
@@ -44,10 +45,10 @@ class Pattern:
     def __post_init__(self) -> None:
         cells = np.asarray(self.cells)
         if cells.ndim != 2:
-            raise ValueError(f"Pattern.cells must be 2-D (H, W), got shape {cells.shape}")
+            raise GridError(f"Pattern.cells must be 2-D (H, W), got shape {cells.shape}")
         if cells.dtype != np.uint8:
             if cells.size and (cells.min() < 0 or cells.max() > 255):
-                raise ValueError("Pattern.cells states must lie in 0..255")
+                raise GridError("Pattern.cells states must lie in 0..255")
             cells = cells.astype(np.uint8)
         self.cells = cells
         self.origin = (int(self.origin[0]), int(self.origin[1]))
