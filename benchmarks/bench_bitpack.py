@@ -1,0 +1,258 @@
+"""Benchmark the bit-packed engines: cell updates per second (CUPS) against the NumPy reference and
+the ``dense-conv`` baseline, measured in the same run, with the floors counted from the kernels.
+
+CPU (default)::
+
+    .venv/bin/python benchmarks/bench_bitpack.py            # 256^2, 1024^2, 4096^2, batch of 64^2
+    .venv/bin/python benchmarks/bench_bitpack.py --quick    # shorter runs
+
+GPU (a CUDA machine with Triton)::
+
+    python benchmarks/bench_bitpack.py --device cuda        # sweep gens/launch x grid size, 16384^2 incl.
+
+Rule B3/S23 on a torus, random soup of density 0.5 (the kernels do the same work on any state).
+``packed`` times the engine's multi-generation loop on packed words (the grid stays packed
+between generations, as in ``advance``); ``end-to-end`` adds packing and unpacking the bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from tensorca.engines import get_engine  # noqa: E402
+from tensorca.engines.bitpack_circuit import kernel_op_count, rule_expression  # noqa: E402
+from tensorca.engines.bitpack_pack import n_words, pack  # noqa: E402
+from tensorca.rules import parse_rule  # noqa: E402
+from tensorca.topology import Topology  # noqa: E402
+
+RULE = parse_rule("B3/S23")
+
+
+def timed(fn, repeats: int) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` runs after one warm-up."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def soup(shape, seed=0) -> np.ndarray:
+    return (np.random.default_rng(seed).random(shape) < 0.5).astype(np.uint8)
+
+
+def dense_conv_engine():
+    """The ``dense-conv`` engine, or a local float32-conv stand-in with the same recipe."""
+    try:
+        return get_engine("dense-conv"), "dense-conv"
+    except Exception:  # pragma: no cover - only before the engine lands
+        import torch
+        import torch.nn.functional as F
+
+        class LocalConv:
+            def advance(self, cells, rule, topology, generations):
+                kernel = torch.ones((1, 1, 3, 3), dtype=torch.float32, device=cells.device)
+                kernel[0, 0, 1, 1] = 0
+                grid = (cells == 1).to(torch.float32)[:, None]
+                for _ in range(generations):
+                    n = F.conv2d(F.pad(grid, (1, 1, 1, 1), mode="circular"), kernel)
+                    grid = ((n == 3) | ((grid == 1) & (n == 2))).to(torch.float32)
+                return grid[:, 0].to(torch.uint8)
+
+        return LocalConv(), "local float32 conv"
+
+
+def cpu_bench(quick: bool) -> dict:
+    import numba
+    import torch
+
+    from tensorca.engines.bitpack_cpu import advance_packed
+
+    cpu = get_engine("bitpack-cpu")
+    ref = get_engine("numpy")
+    conv, conv_name = dense_conv_engine()
+    repeats = 3 if quick else 5
+    # (label, batch, side, generations for bitpack, for numpy, for dense-conv)
+    cases = [
+        ("256^2", 1, 256, 2000, 20, 50),
+        ("1024^2", 1, 1024, 400, 3, 5),
+        ("4096^2", 1, 4096, 40 if quick else 100, 1, 1),
+        ("1024 x 64^2", 1024, 64, 200, 1, 2),
+    ]
+    rows = []
+    for label, batch, side, g_bp, g_ref, g_conv in cases:
+        cells = soup((batch, side, side))
+        topology = Topology.torus(side, side)
+        n_cells = batch * side * side
+        words = pack(cells, 64)
+        t_packed = timed(lambda: advance_packed(words, side, RULE, True, g_bp), repeats)
+        t_e2e = timed(lambda: cpu.advance(cells, RULE, topology, g_bp), max(1, repeats // 2))
+        t_ref = timed(lambda: ref.advance(cells, RULE, topology, g_ref), 1 if side >= 1024 else 2)
+        tensor = torch.from_numpy(cells)
+        t_conv = timed(lambda: conv.advance(tensor, RULE, topology, g_conv), 1 if side >= 1024 else 2)
+        row = {
+            "grid": label,
+            "bitpack_packed": n_cells * g_bp / t_packed,
+            "bitpack_end_to_end": n_cells * g_bp / t_e2e,
+            "numpy": n_cells * g_ref / t_ref,
+            "dense_conv": n_cells * g_conv / t_conv,
+            "gens": {"bitpack": g_bp, "numpy": g_ref, "dense_conv": g_conv},
+            "bytes_per_gen": 2 * batch * side * n_words(side, 64) * 8,
+        }
+        row["x_numpy"] = row["bitpack_packed"] / row["numpy"]
+        row["x_dense_conv"] = row["bitpack_packed"] / row["dense_conv"]
+        rows.append(row)
+        print(
+            f"{label:>12}  bitpack-cpu {row['bitpack_packed'] / 1e9:8.2f} G (end-to-end {row['bitpack_end_to_end'] / 1e9:7.2f} G)"
+            f"  numpy {row['numpy'] / 1e6:8.1f} M  {conv_name} {row['dense_conv'] / 1e6:8.1f} M"
+            f"  x{row['x_numpy']:,.0f} numpy  x{row['x_dense_conv']:,.0f} dense-conv",
+            flush=True,
+        )
+    ops = kernel_op_count(rule_expression(RULE.birth, RULE.survival))
+    return {
+        "device": "cpu",
+        "threads": numba.get_num_threads(),
+        "torch_threads": torch.get_num_threads(),
+        "baseline": conv_name,
+        "ops_per_word": ops,
+        "rows": rows,
+    }
+
+
+def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
+    import torch
+    import triton
+
+    from tensorca.engines.bitpack_gpu import BitpackGpu
+    from tensorca.engines.bitpack_pack import pack_torch
+
+    dev = torch.device("cuda")
+    conv, conv_name = dense_conv_engine()
+    props = torch.cuda.get_device_properties(dev)
+    ops = kernel_op_count(rule_expression(RULE.birth, RULE.survival))
+
+    def cuda_time(fn, repeats=5) -> float:
+        fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / 1e3)
+        return statistics.median(times)
+
+    rows = []
+    cases = [(1, s) for s in sizes] + [(4096, 64), (256, 256)]
+    for batch, side in cases:
+        cells = torch.from_numpy(soup((batch, side, side))).to(dev)
+        words = pack_torch(cells)
+        n_cells = batch * side * side
+        total_gens = 64 if side >= 16384 else 256
+        row = {"grid": f"{batch} x {side}^2" if batch > 1 else f"{side}^2", "gens": total_gens}
+        for g in gens_list:
+            for br, bw in ([(32, 32), (64, 16)] if not quick else [(32, 32)]):
+                launch = BitpackGpu(gens_per_launch=g, block_rows=br, block_words=bw)
+                mode = "step" if g == 1 else "multi"
+                try:
+                    t = cuda_time(lambda: launch.advance_packed(words, side, RULE, True, total_gens, mode=mode))
+                    row[f"g{g}_{br}x{bw}"] = n_cells * total_gens / t
+                except Exception as exc:  # a tile that does not fit, say
+                    row[f"g{g}_{br}x{bw}"] = f"error: {type(exc).__name__}: {exc}"[:200]
+        if batch * side * side <= 1 << 26:
+            launch = BitpackGpu()
+            try:
+                t = cuda_time(lambda: launch.advance_packed(words, side, RULE, True, total_gens, mode="whole"))
+                row["whole"] = n_cells * total_gens / t
+            except Exception as exc:
+                row["whole"] = f"error: {exc}"[:200]
+            # CUDA-graph replay of one-generation launches (launch overhead off the critical path)
+            try:
+                step = BitpackGpu()
+                static_in = words.clone()
+                graph_gens = 32
+                torch.cuda.synchronize()
+                stream = torch.cuda.Stream()
+                stream.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(stream):
+                    step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")  # warm-up/compile
+                torch.cuda.current_stream().wait_stream(stream)
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    static_out = step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")
+                reps = max(1, total_gens // graph_gens)
+                t = cuda_time(lambda: [graph.replay() for _ in range(reps)])
+                row["graph_step"] = n_cells * graph_gens * reps / t
+                del static_out
+            except Exception as exc:
+                row["graph_step"] = f"error: {type(exc).__name__}: {exc}"[:200]
+        # floors: one read + one write of every word per generation; ops per word
+        bytes_per_gen = 2 * batch * side * n_words(side, 32) * 4
+        row["bytes_per_gen"] = bytes_per_gen
+        if side <= 4096 or batch == 1:
+            g_conv = 4 if side >= 8192 else 16
+            try:
+                t = cuda_time(lambda: conv.advance(cells, RULE, Topology.torus(side, side), g_conv), 3)
+                row["dense_conv"] = n_cells * g_conv / t
+            except Exception as exc:  # memory at 16384^2, say
+                row["dense_conv"] = f"error: {type(exc).__name__}"
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return {
+        "device": torch.cuda.get_device_name(dev),
+        "sms": props.multi_processor_count,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "baseline": conv_name,
+        "ops_per_word": ops,
+        "rows": rows,
+    }
+
+
+def machine() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        model = next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name"))
+    except Exception:
+        model = platform.processor()
+    return f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and shorter runs")
+    parser.add_argument("--sizes", default="1024,4096,16384", help="GPU: grid sides to sweep")
+    parser.add_argument("--gens-per-launch", default="1,2,4,8", help="GPU: generations per launch to sweep")
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args(argv)
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {machine()}", flush=True)
+    if args.device == "cpu":
+        result = cpu_bench(args.quick)
+    else:
+        result = gpu_bench(args.quick, [int(s) for s in args.sizes.split(",")], [int(g) for g in args.gens_per_launch.split(",")])
+    result["machine"] = machine()
+    result["date"] = time.strftime("%Y-%m-%d %H:%M")
+    print(f"# ops per word (B3/S23): {result['ops_per_word']}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

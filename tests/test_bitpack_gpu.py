@@ -1,0 +1,148 @@
+"""bitpack-gpu: the Triton kernels against the NumPy reference.
+
+Without a GPU the kernels run in Triton's interpreter (``TRITON_INTERPRET=1``) on CPU tensors:
+small grids with odd sizes, both topologies, several rules, and each of the three kernels (one
+generation per launch, temporal blocking, whole grid per program). With CUDA the same checks run
+on the device at larger sizes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton", reason="bitpack-gpu needs Triton (pip install triton)")
+
+from tensorca.engines import get_engine  # noqa: E402
+from tensorca.engines.bitpack_circuit import why_not_bitpack  # noqa: E402
+from tensorca.engines.bitpack_pack import pack_torch, unpack_torch  # noqa: E402
+from tensorca.rules import parse_rule, parse_spec  # noqa: E402
+from tensorca.topology import Topology  # noqa: E402
+
+from .conftest import golden_cases, sha256_grid  # noqa: E402
+from .test_bitpack import PARITY_RULES, golden_start  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def interp():
+    """Triton's interpreter for this module (kernels generated under it are cached separately)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TRITON_INTERPRET", "1")
+    yield
+    mp.undo()
+
+
+def reference(cells: np.ndarray, rule, topology, generations: int) -> np.ndarray:
+    return get_engine("numpy").advance(cells, rule, topology, generations)
+
+
+def launcher(**knobs):
+    from tensorca.engines.bitpack_gpu import BitpackGpu
+
+    return BitpackGpu(**knobs)
+
+
+def run_packed(launch, cells: np.ndarray, rule, kind: str, generations: int, mode: str, device="cpu") -> np.ndarray:
+    words = pack_torch(torch.from_numpy(cells).to(device))
+    out = launch.advance_packed(words, cells.shape[2], rule, kind == "torus", generations, mode=mode)
+    return unpack_torch(out, cells.shape[2]).cpu().numpy()
+
+
+def test_devices_follow_the_interpreter(interp):
+    engine = get_engine("bitpack-gpu")
+    assert "cpu" in engine.devices()
+    os.environ["TRITON_INTERPRET"] = "0"
+    try:
+        assert engine.devices() == (["cuda"] if torch.cuda.is_available() else [])
+    finally:
+        os.environ["TRITON_INTERPRET"] = "1"
+
+
+@pytest.mark.parametrize("text", PARITY_RULES)
+def test_interpreted_kernels_match_reference(interp, text):
+    """Every rule, both topologies, odd sizes; whole-grid and one-generation kernels."""
+    rule = parse_rule(text)
+    rng = np.random.default_rng(sum(map(ord, text)))
+    whole, step = launcher(), launcher(block_rows=8, block_words=2)
+    for b, h, w in [(2, 5, 7), (1, 9, 65), (1, 6, 96), (1, 11, 33)]:
+        for kind in ("torus", "plane"):
+            cells = (rng.random((b, h, w)) < 0.4).astype(np.uint8)
+            topology = Topology(kind, w, h)
+            for gens in (1, 3):
+                want = reference(cells, rule, topology, gens)
+                assert np.array_equal(run_packed(whole, cells, rule, kind, gens, "whole"), want), (b, h, w, kind, gens)
+                assert np.array_equal(run_packed(step, cells, rule, kind, gens, "step"), want), (b, h, w, kind, gens)
+
+
+@pytest.mark.parametrize("rule_text", ["B3/S23", "B0/S8", "B1357/S1357"])
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_interpreted_temporal_blocking(interp, rule_text, kind):
+    """G generations per launch: halo tiles, the seam of a torus, partial last words (W = 65: 1 valid bit)."""
+    rule = parse_rule(rule_text)
+    rng = np.random.default_rng(11)
+    for (b, h, w), g in [((1, 20, 161), 3), ((2, 17, 130), 2), ((1, 16, 65), 4)]:
+        cells = (rng.random((b, h, w)) < 0.4).astype(np.uint8)
+        launch = launcher(gens_per_launch=g, block_rows=16, block_words=4)
+        gens = 2 * g + 1  # full launches plus a remainder launch
+        got = run_packed(launch, cells, rule, kind, gens, "multi")
+        assert np.array_equal(got, reference(cells, rule, Topology(kind, w, h), gens)), ((b, h, w), g)
+
+
+def test_interpreted_engine_through_run(interp):
+    from tensorca.simulate import run
+
+    cells = (np.random.default_rng(5).random((2, 13, 40)) < 0.4).astype(np.uint8)
+    tensor = torch.from_numpy(cells)
+    for rule in ("B36/S23", "B36/S23:P40,13"):
+        out = run(tensor, rule, 5, backend="bitpack-gpu")
+        assert isinstance(out, torch.Tensor) and out.dtype == torch.uint8
+        assert np.array_equal(out.numpy(), run(cells, rule, 5, backend="numpy"))
+    engine = get_engine("bitpack-gpu")
+    assert not engine.supports(parse_rule("/2/3"), Topology.torus(8, 8))
+    assert not engine.supports(parse_rule("B3/S23V"), Topology.torus(8, 8))
+    assert "cannot run" in engine.why_unsupported(parse_rule("B2-a/S12"), Topology.torus(8, 8))
+
+
+GOLDEN = [
+    c for c in golden_cases() if c["topology"] != "unbounded_plane" and why_not_bitpack(*parse_spec(c["rule"])) is None
+]
+# the interpreter runs ~1 ms per generation of a 128^2 grid: keep its share short
+GOLDEN_INTERPRETED = [c for c in GOLDEN if c["generations"] <= 200]
+
+
+@pytest.mark.parametrize("case", GOLDEN_INTERPRETED, ids=[c["name"] for c in GOLDEN_INTERPRETED])
+def test_interpreted_golden(interp, case):
+    """Golly's final states, whole run in one launch of the whole-grid kernel."""
+    rule, topology = parse_spec(case["rule"])
+    grid = golden_start(case)[None]
+    out = get_engine("bitpack-gpu").advance(torch.from_numpy(grid), rule, topology, case["generations"])
+    assert sha256_grid(out[0].numpy()) == case["final_sha256"]
+
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available() or os.environ.get("TRITON_INTERPRET") == "1", reason="needs CUDA")
+
+
+@cuda
+@pytest.mark.parametrize("text", PARITY_RULES)
+def test_cuda_kernels_match_reference(text):
+    rule = parse_rule(text)
+    rng = np.random.default_rng(sum(map(ord, text)))
+    for b, h, w in [(3, 37, 65), (1, 257, 1000), (1, 300, 4097), (64, 64, 64)]:
+        for kind in ("torus", "plane"):
+            cells = (rng.random((b, h, w)) < 0.4).astype(np.uint8)
+            want = reference(cells, rule, Topology(kind, w, h), 9)
+            for mode, knobs in [("step", {}), ("whole", {}), ("multi", {"gens_per_launch": 4}), ("auto", {})]:
+                got = run_packed(launcher(**knobs), cells, rule, kind, 9, mode, device="cuda")
+                assert np.array_equal(got, want), (text, (b, h, w), kind, mode)
+
+
+@cuda
+@pytest.mark.parametrize("case", GOLDEN, ids=[c["name"] for c in GOLDEN])
+def test_cuda_golden(case):
+    rule, topology = parse_spec(case["rule"])
+    grid = torch.from_numpy(golden_start(case)[None]).cuda()
+    out = get_engine("bitpack-gpu").advance(grid, rule, topology, case["generations"])
+    assert sha256_grid(out[0].cpu().numpy()) == case["final_sha256"]
