@@ -1,0 +1,274 @@
+"""``backend="torch"``: the dense tensor engine. Every rule family, any torch device, batched.
+
+Cells stay ``uint8`` ``(B, H, W)`` tensors on their device. One generation is *perceive* then
+*update* (kernels in :mod:`tensorca.engines.torch_kernels`):
+
+- two-state 3x3 rules and Generations (:class:`TableRule`): the 9-bit neighbourhood index of the
+  state-1 cells, looked up in the rule's 512-entry table (``path="index"``; ``path="conv"``
+  computes the same index with a weighted float32 ``conv2d``); when the table depends only on
+  the centre and the Moore count (B/S Moore rules, whatever their spelling) the cheaper
+  3x3 box count is used instead (``path="count"``, chosen by ``path="auto"``);
+- Larger than Life: counts under the neighbourhood mask from prefix sums (box sums for Moore);
+- then Generations decay. Padding follows the topology: wrap on a torus, dead on a plane.
+
+The generation loop issues tensor operations only: no ``.item()``, ``.cpu()`` or Python branching
+on tensor values, so on CUDA it never waits for the device. Observers (population per
+generation, :meth:`TorchEngine.advance_observed`) accumulate on the device and are read once.
+
+Options (:meth:`TorchEngine.with_options`, or ``TorchEngine(...)`` passed as ``backend=``):
+``compile=True`` runs each step through ``torch.compile``; ``cuda_graphs=True`` captures a chunk
+of generations as a CUDA graph and replays it (CUDA only; grids up to ``graph_max_cells``);
+``path`` forces a perceive path. Every option computes bit-identical results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from ..errors import EngineError
+from ..rules.base import LargerThanLifeRule, Rule, TableRule
+from ..topology import Topology
+from . import torch_kernels as K
+from .base import Engine
+
+Step = Callable[[torch.Tensor], torch.Tensor]
+
+PATHS = ("auto", "index", "conv", "count")
+
+
+@dataclasses.dataclass(frozen=True)
+class TorchOptions:
+    """How the torch engine runs; every combination computes the same cells."""
+
+    compile: bool = False
+    cuda_graphs: bool = False
+    path: str = "auto"
+    #: CUDA graphs are used only for batches of at most this many cells (launch-bound sizes).
+    graph_max_cells: int = 1 << 22
+    #: Generations captured per CUDA graph.
+    graph_chunk: int = 32
+
+    def __post_init__(self) -> None:
+        if self.path not in PATHS:
+            raise EngineError(f"torch engine path must be one of {', '.join(PATHS)}, got {self.path!r}")
+
+
+def cuda_available() -> bool:
+    """True when torch sees a CUDA device."""
+    return torch.cuda.is_available()
+
+
+def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = "auto") -> Step:
+    """One generation of ``rule`` on ``topology`` as a function ``(B, H, W) uint8 -> uint8`` on ``device``.
+
+    The rule's tables are moved to ``device`` once, here; the returned function only launches
+    tensor operations.
+    """
+    kind = K.topology_kind(topology)
+    n_states = rule.n_states
+    if isinstance(rule, TableRule):
+        table_np = rule.lookup_table()
+        count_np = K.moore_count_table(table_np)
+        if path == "count" and count_np is None:
+            raise EngineError(f"path='count' needs an outer-totalistic Moore rule; {rule.canonical()!r} is not")
+        if path == "count" or (path == "auto" and count_np is not None):
+            assert count_np is not None
+            bits = int(sum(int(v) << i for i, v in enumerate(count_np)))
+            shifts = torch.tensor(bits, dtype=torch.int32, device=device)
+
+            def step_count(cells: torch.Tensor) -> torch.Tensor:
+                alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
+                box = K.moore_box_count(alive, kind)
+                slot = (box + alive * 10).to(torch.int32)
+                on = ((shifts >> slot) & 1).to(torch.uint8)
+                return K.apply_decay(cells, on, n_states)
+
+            return step_count
+        table = torch.from_numpy(table_np).to(device)
+        weights = K.conv_weights(device) if path == "conv" else None
+
+        def step_table(cells: torch.Tensor) -> torch.Tensor:
+            alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
+            index = K.conv_index(alive, kind, weights) if weights is not None else K.table_index(alive, kind)
+            on = K.lookup(table, index)
+            return K.apply_decay(cells, on, n_states)
+
+        return step_table
+    if isinstance(rule, LargerThanLifeRule):
+        mask = rule.neighbourhood_mask()
+        plan = K.MaskPlan.of(mask)
+        max_count = int(mask.sum())
+        # verdict[count + (max_count + 1) * alive]: birth intervals first, then survival.
+        verdict = np.concatenate([K.interval_table(rule.birth, max_count), K.interval_table(rule.survival, max_count)])
+        verdict_t = torch.from_numpy(verdict).to(device)
+        stride = max_count + 1
+
+        def step_ltl(cells: torch.Tensor) -> torch.Tensor:
+            alive = (cells == 1).to(torch.uint8)
+            count = K.mask_count(alive, plan, kind)
+            on = K.lookup(verdict_t, count + alive.to(torch.int32) * stride)
+            return K.apply_decay(cells, on, n_states)
+
+        return step_ltl
+    raise EngineError(f"torch engine has no step for rule family {rule.family!r}")
+
+
+class TorchEngine(Engine):
+    """``backend="torch"``: every family the reference supports, torus and bounded plane, any device."""
+
+    name = "torch"
+    array_module = "torch"
+
+    def __init__(self, *, compile: bool = False, cuda_graphs: bool = False, path: str = "auto", **more: Any):
+        self.options = TorchOptions(compile=compile, cuda_graphs=cuda_graphs, path=path, **more)
+        self._steps: dict[tuple, Step] = {}
+        self._graphs: dict[tuple, tuple[Any, torch.Tensor, torch.Tensor]] = {}
+
+    def with_options(self, **options: Any) -> "TorchEngine":
+        """A new engine with some options changed, e.g. ``get_engine("torch").with_options(compile=True)``."""
+        return TorchEngine(**{**dataclasses.asdict(self.options), **options})
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in dataclasses.asdict(self.options).items() if v != getattr(TorchOptions, k)}
+        return f"TorchEngine({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    def devices(self) -> list[str]:
+        return ["cpu", "cuda"] if cuda_available() else ["cpu"]
+
+    def supports(self, rule: Rule, topology: Topology) -> bool:
+        if not topology.bounded or not isinstance(rule, (TableRule, LargerThanLifeRule)):
+            return False
+        if self.options.path == "count" and isinstance(rule, TableRule):
+            return K.moore_count_table(rule.lookup_table()) is not None
+        return True
+
+    def why_unsupported(self, rule: Rule, topology: Topology) -> str:
+        if not topology.bounded:
+            return "engine 'torch' runs bounded grids (torus or plane); the simulator handles the unbounded plane"
+        if isinstance(rule, TableRule) and self.options.path == "count":
+            return f"engine 'torch' with path='count' needs an outer-totalistic Moore rule, not {rule.canonical()!r}"
+        return f"engine 'torch' does not support rule family {rule.family!r} ({rule.canonical()!r})"
+
+    # -- stepping ---------------------------------------------------------------------------
+
+    def step_function(self, rule: Rule, topology: Topology, device: torch.device | str) -> Step:
+        """The (cached, possibly compiled) one-generation function for ``rule`` on ``device``."""
+        device = torch.device(device)
+        key = (rule, K.topology_kind(topology), str(device), self.options.path, self.options.compile)
+        step = self._steps.get(key)
+        if step is None:
+            step = make_step(rule, topology, device, self.options.path)
+            if self.options.compile:
+                step = torch.compile(step, dynamic=False, fullgraph=True)
+            if len(self._steps) > 64:
+                self._steps.clear()
+            self._steps[key] = step
+        return step
+
+    def _check(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> None:
+        if not isinstance(cells, torch.Tensor):
+            raise EngineError(f"engine 'torch' takes a torch tensor, got {type(cells).__name__}")
+        if cells.dtype != torch.uint8 or cells.ndim != 3:
+            raise EngineError(f"engine 'torch' takes a (B, H, W) uint8 tensor, got {tuple(cells.shape)} {cells.dtype}")
+        if not self.supports(rule, topology):
+            raise EngineError(self.why_unsupported(rule, topology))
+        if tuple(cells.shape[1:]) != topology.shape:
+            raise EngineError(f"grid shape {tuple(cells.shape[1:])} does not match topology {topology}")
+        if generations < 0:
+            raise ValueError(f"generations must be non-negative, got {generations}")
+
+    def advance(self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int) -> torch.Tensor:
+        """Advance a ``(B, H, W)`` uint8 tensor by ``generations`` on its own device (input untouched)."""
+        self._check(cells, rule, topology, generations)
+        if generations == 0 or cells.numel() == 0:
+            return cells.clone()
+        cells = self._alive_only(cells, rule)
+        step = self.step_function(rule, topology, cells.device)
+        if self._use_graphs(cells):
+            return self._advance_graphed(step, cells, rule, topology, generations)
+        cells = cells.contiguous()
+        for _ in range(generations):
+            cells = step(cells)
+        return cells
+
+    def advance_observed(
+        self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Advance as :meth:`advance` and also return the population of every generation.
+
+        Returns ``(cells, population)`` with ``population`` an int64 ``(generations + 1, B)``
+        tensor on the device (row 0 is the start): counted on the device, read once by the caller.
+        """
+        self._check(cells, rule, topology, generations)
+        population = torch.empty((generations + 1, cells.shape[0]), dtype=torch.int64, device=cells.device)
+        population[0] = (cells != 0).sum(dim=(1, 2))
+        if cells.numel() == 0:
+            population.zero_()
+            return cells.clone(), population
+        step = self.step_function(rule, topology, cells.device)
+        out = self._alive_only(cells, rule).contiguous()
+        for gen in range(1, generations + 1):
+            out = step(out)
+            population[gen] = (out != 0).sum(dim=(1, 2))
+        return (out if generations else cells.clone()), population
+
+    @staticmethod
+    def _alive_only(cells: torch.Tensor, rule: Rule) -> torch.Tensor:
+        # Two-state steps read the grid as the 0/1 alive grid; a stray state >= 2 is dead there,
+        # as in the reference (it reads ``cells == 1``). One pass before the loop, not per step.
+        return (cells == 1).to(torch.uint8) if rule.n_states == 2 else cells
+
+    # -- CUDA graphs ------------------------------------------------------------------------
+
+    def _use_graphs(self, cells: torch.Tensor) -> bool:
+        return (
+            self.options.cuda_graphs
+            and cells.device.type == "cuda"
+            and cells.numel() <= self.options.graph_max_cells
+        )
+
+    def _advance_graphed(
+        self, step: Step, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int
+    ) -> torch.Tensor:
+        """Replay a captured chunk of generations; the remainder runs eagerly (same kernels)."""
+        chunk = self.options.graph_chunk
+        key = (rule, K.topology_kind(topology), str(cells.device), tuple(cells.shape), self.options.path,
+               self.options.compile, chunk)
+        graph = self._graphs.get(key) if generations >= chunk else None
+        if graph is None and generations >= chunk:
+            graph = self._capture(step, cells, chunk)
+            if len(self._graphs) > 16:
+                self._graphs.clear()
+            self._graphs[key] = graph
+        out = cells.contiguous()
+        if graph is not None:
+            cuda_graph, static_in, static_out = graph
+            static_in.copy_(out)
+            for _ in range(generations // chunk):
+                cuda_graph.replay()
+                static_in.copy_(static_out)
+            out = static_in.clone()
+        for _ in range(generations % chunk if graph is not None else generations):
+            out = step(out)
+        return out
+
+    @staticmethod
+    def _capture(step: Step, cells: torch.Tensor, chunk: int) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        static_in = cells.contiguous().clone()
+        side = torch.cuda.Stream(device=cells.device)
+        side.wait_stream(torch.cuda.current_stream(cells.device))
+        with torch.cuda.stream(side):
+            warm = static_in
+            for _ in range(3):
+                warm = step(warm)
+        torch.cuda.current_stream(cells.device).wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = static_in
+            for _ in range(chunk):
+                out = step(out)
+        return graph, static_in, out

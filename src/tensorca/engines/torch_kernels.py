@@ -1,0 +1,217 @@
+"""Tensor kernels for the ``torch`` engine: padding, perceiving a neighbourhood, applying a rule.
+
+Every function takes and returns tensors on one device and never synchronises with the host
+(no ``.item()``, no ``.cpu()``, no Python branching on tensor values), so a multi-generation
+loop built from them runs ahead of the host on CUDA and can be captured in a CUDA graph.
+
+Shapes: grids are ``(B, H, W)``; ``alive`` is the ``uint8`` 0/1 grid of state-1 cells.
+
+Perceive (one of):
+
+- :func:`table_index`: the 9-bit 3x3 index (NW = 256 ... SE = 1), built separably: a 3-bit row
+  code per cell from shifted slices of the padded row, then three row codes stacked vertically.
+  One path for every two-state 3x3 rule (B/S, V, H, Hensel, MAP, ``Wn``) and Generations.
+- :func:`conv_index`: the same index from a weighted 3x3 ``conv2d`` in float32 (exact: at most
+  511), the formulation cuDNN accelerates; selectable on any device and measured on CUDA.
+- :func:`moore_box_count`: the number of live cells in the 3x3 box (centre included), for
+  rules whose table depends only on the centre and the Moore count (outer-totalistic Moore).
+- :func:`mask_count`: the number of live cells under a Larger than Life neighbourhood mask,
+  from prefix sums (box sums for Moore, horizontal runs otherwise), exact in int32.
+
+Update: a lookup in a small table on the device (:func:`lookup`), then Generations decay
+(:func:`apply_decay`), exactly as :mod:`tensorca.engines.numpy_reference` defines them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..rules.base import TABLE_WEIGHTS
+from ..topology import Topology
+
+
+def wrap_index(size: int, radius: int, device: torch.device) -> torch.Tensor:
+    """``(size + 2 * radius,)`` int64 indices ``(-radius .. size + radius - 1) mod size`` (any radius)."""
+    return (torch.arange(-radius, size + radius, device=device) % size).to(torch.int64)
+
+
+def pad(cells: torch.Tensor, radius: int, kind: str) -> torch.Tensor:
+    """Pad ``(B, H, W)`` by ``radius`` on each side of H and W: wrap on a torus, zeros on a plane.
+
+    On a torus the radius may exceed the grid (the wrap repeats, as ``np.pad(mode="wrap")``).
+    """
+    if radius == 0:
+        return cells
+    _, height, width = cells.shape
+    if kind == "plane":
+        return F.pad(cells, (radius, radius, radius, radius))
+    if radius <= height and radius <= width:
+        rows = torch.cat([cells[:, height - radius :], cells, cells[:, :radius]], dim=1)
+        return torch.cat([rows[:, :, width - radius :], rows, rows[:, :, :radius]], dim=2)
+    rows = cells.index_select(1, wrap_index(height, radius, cells.device))
+    return rows.index_select(2, wrap_index(width, radius, cells.device))
+
+
+def table_index(alive: torch.Tensor, kind: str) -> torch.Tensor:
+    """``(B, H, W)`` int32 9-bit neighbourhood index of ``alive`` (uint8 0/1), NW = 256 ... SE = 1."""
+    _, height, width = alive.shape
+    padded = pad(alive, 1, kind)
+    # Row code: west << 2 | centre << 1 | east (3 bits, still uint8), for every padded row.
+    row = (padded[:, :, :width] << 2) | (padded[:, :, 1 : width + 1] << 1) | padded[:, :, 2:]
+    row = row.to(torch.int32)
+    return (row[:, :height] << 6) | (row[:, 1 : height + 1] << 3) | row[:, 2:]
+
+
+def conv_weights(device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """``(1, 1, 3, 3)`` table-index weights (NW = 256 ... SE = 1) for :func:`conv_index`."""
+    return torch.tensor(TABLE_WEIGHTS.astype(np.float32), dtype=dtype, device=device)[None, None]
+
+
+def conv_index(alive: torch.Tensor, kind: str, weights: torch.Tensor) -> torch.Tensor:
+    """The 9-bit index as :func:`table_index`, from a weighted 3x3 ``conv2d`` (exact in float32)."""
+    padded = pad(alive, 1, kind).to(weights.dtype)[:, None]
+    return F.conv2d(padded, weights)[:, 0].to(torch.int32)
+
+
+def moore_box_count(alive: torch.Tensor, kind: str) -> torch.Tensor:
+    """``(B, H, W)`` uint8 number of live cells in each 3x3 box, centre included (0..9)."""
+    _, height, width = alive.shape
+    padded = pad(alive, 1, kind)
+    rows = padded[:, :, :width] + padded[:, :, 1 : width + 1] + padded[:, :, 2:]
+    return rows[:, :height] + rows[:, 1 : height + 1] + rows[:, 2:]
+
+
+def mask_runs(mask: np.ndarray) -> list[tuple[int, int, int]]:
+    """``(dy, first, last)`` for every horizontal run of ones in a 2-D 0/1 mask (inclusive)."""
+    runs = []
+    for dy, row in enumerate(np.asarray(mask)):
+        dx = 0
+        while dx < len(row):
+            if row[dx]:
+                start = dx
+                while dx < len(row) and row[dx]:
+                    dx += 1
+                runs.append((dy, start, dx - 1))
+            else:
+                dx += 1
+    return runs
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskPlan:
+    """How :func:`mask_count` sums a neighbourhood mask: plain Python values, fixed per rule.
+
+    ``box`` is ``"full"`` for a full square (Moore with the centre), ``"holed"`` for a square
+    without its centre, ``None`` otherwise; ``runs`` lists ``(dy, first, last)`` mask runs.
+    """
+
+    radius: int
+    box: str | None
+    runs: tuple[tuple[int, int, int], ...]
+
+    @classmethod
+    def of(cls, mask: np.ndarray) -> "MaskPlan":
+        mask = np.asarray(mask)
+        radius = mask.shape[0] // 2
+        size = int(mask.sum())
+        box = None
+        if size == mask.size:
+            box = "full"
+        elif size == mask.size - 1 and not mask[radius, radius]:
+            box = "holed"
+        return cls(radius, box, tuple(mask_runs(mask)))
+
+
+def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: str) -> torch.Tensor:
+    """``(B, H, W)`` int32 number of live cells under a mask (see :class:`MaskPlan`) around each cell.
+
+    A square mask (Moore; without the centre, the box minus the centre) is a box sum: one
+    horizontal and one vertical prefix sum, two differences, whatever the range. Any other mask
+    is summed from a horizontal prefix sum: each distinct run ``[first, last]`` of the mask rows
+    is one difference, shared by every row that has it, then one add per row: the cost grows
+    with the range, not its square.
+    """
+    _, height, width = alive.shape
+    radius = plan.radius
+    side = 2 * radius + 1
+    padded = pad(alive, radius, kind).to(torch.int32)
+    # prefix[..., j] = sum of padded[..., :j] along W.
+    prefix = F.pad(padded, (1, 0)).cumsum(dim=2, dtype=torch.int32)
+    if plan.box is not None:
+        across = prefix[:, :, side:] - prefix[:, :, : width + 2 * radius + 1 - side]
+        down = F.pad(across, (0, 0, 1, 0)).cumsum(dim=1, dtype=torch.int32)
+        box = down[:, side:] - down[:, : height + 2 * radius + 1 - side]
+        return box - alive.to(torch.int32) if plan.box == "holed" else box
+    spans: dict[tuple[int, int], torch.Tensor] = {}
+    count = torch.zeros(alive.shape, dtype=torch.int32, device=alive.device)
+    for dy, first, last in plan.runs:
+        span = spans.get((first, last))
+        if span is None:
+            span = prefix[:, :, last + 1 : last + 1 + width] - prefix[:, :, first : first + width]
+            spans[(first, last)] = span
+        count = count + span[:, dy : dy + height]
+    return count
+
+
+def lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``table[index]`` elementwise (``table`` 1-D on the device, ``index`` int32/int64 in range)."""
+    return table.index_select(0, index.reshape(-1)).reshape(index.shape)
+
+
+def apply_decay(cells: torch.Tensor, on: torch.Tensor, n_states: int) -> torch.Tensor:
+    """Next states from the rule's verdict ``on`` (uint8 0/1: birth for state 0, survival for 1).
+
+    Two states: ``on`` is the next state. Generations: state 0 -> ``on``; state 1 -> 1 if ``on``
+    else 2; states 2..n-1 -> the next state, n-1 wrapping to 0 (``on`` ignored).
+    """
+    if n_states == 2:
+        return on
+    decayed = cells + 1  # uint8: 255 + 1 wraps to 0, which is right for 256 states
+    if n_states < 256:
+        decayed = torch.where(decayed >= n_states, torch.zeros_like(decayed), decayed)
+    young = torch.where(cells == 1, 2 - on, on)
+    return torch.where(cells >= 2, decayed, young)
+
+
+def moore_count_table(table: np.ndarray) -> np.ndarray | None:
+    """The 20-entry table ``t[10 * centre + box_count]`` equivalent to a 512-entry table, if any.
+
+    Returns ``None`` unless the table's verdict depends only on the centre bit and the number
+    of live cells in the 3x3 box (outer-totalistic Moore); derived from the table itself, so it
+    is exact whatever the rule was called.
+    """
+    found = _moore_count_table(np.asarray(table, dtype=np.uint8).tobytes())
+    return None if found is None else np.frombuffer(found, dtype=np.uint8).copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _moore_count_table(table: bytes) -> bytes | None:
+    out = [255] * 20
+    for index in range(512):
+        slot = 10 * ((index >> 4) & 1) + bin(index).count("1")
+        if out[slot] == 255:
+            out[slot] = table[index]
+        elif out[slot] != table[index]:
+            return None
+    # Slots no index reaches (centre 1 with box count 0, centre 0 with box count 9) stay 0.
+    return bytes(0 if v == 255 else v for v in out)
+
+
+def interval_table(intervals: tuple[tuple[int, int], ...], max_count: int) -> np.ndarray:
+    """``(max_count + 1,)`` uint8: 1 where the count lies in one of the inclusive intervals."""
+    hit = np.zeros(max_count + 1, dtype=np.uint8)
+    for lo, hi in intervals:
+        lo, hi = max(lo, 0), min(hi, max_count)
+        if lo <= hi:
+            hit[lo : hi + 1] = 1
+    return hit
+
+
+def topology_kind(topology: Topology) -> str:
+    """``"torus"`` or ``"plane"``: the padding a bounded topology needs."""
+    return "torus" if topology.kind == "torus" else "plane"

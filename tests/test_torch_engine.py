@@ -1,0 +1,280 @@
+"""The ``torch`` and ``dense-conv`` engines: Golly's golden cases and bit-for-bit parity with the reference.
+
+Runs on the CPU by default; ``TENSORCA_TEST_DEVICE=cuda`` runs the same tests on CUDA
+(scripts/gpu_check.sh does), where the CUDA-only tests (graph replay, no host sync) also run.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from .conftest import golden_cases, sha256_grid  # noqa: E402
+
+from tensorca import io as pattern_io  # noqa: E402
+from tensorca.engines import get_engine  # noqa: E402
+from tensorca.engines import torch_kernels as K  # noqa: E402
+from tensorca.engines.torch_engine import TorchEngine  # noqa: E402
+from tensorca.errors import EngineError  # noqa: E402
+from tensorca.rules import parse_rule, parse_spec  # noqa: E402
+from tensorca.simulate import run  # noqa: E402
+from tensorca.topology import Topology  # noqa: E402
+from tensorca.verify import FAMILY_RULES, rule_value  # noqa: E402
+
+DEVICE = os.environ.get("TENSORCA_TEST_DEVICE", "cpu")
+if DEVICE.startswith("cuda") and not torch.cuda.is_available():
+    pytest.fail(f"TENSORCA_TEST_DEVICE={DEVICE} but torch sees no CUDA device", pytrace=False)
+on_cuda = pytest.mark.skipif(not DEVICE.startswith("cuda"), reason="needs TENSORCA_TEST_DEVICE=cuda")
+
+REFERENCE = get_engine("numpy")
+ENGINE = get_engine("torch")
+BOUNDED = [c for c in golden_cases() if c["topology"] != "unbounded_plane"]
+ALL_RULES = [text for texts in FAMILY_RULES.values() for text in texts] + [
+    "B3/S23", "12/34/256", "R1,C0,M0,S2..3,B3..3,NM", "R2,C0,M1,S1..12,B1..12,N2", "R2,C4,S1-5,B2-3,N*",
+]
+SHAPES = [(1, 1), (2, 3), (5, 7), (13, 8), (24, 31)]
+
+
+def soup(rng: np.random.Generator, shape: tuple[int, ...], n_states: int, density: float = 0.45) -> np.ndarray:
+    live = rng.random(shape) < density
+    return (live * rng.integers(1, max(n_states, 2), shape)).astype(np.uint8)
+
+
+def on_device(cells: np.ndarray) -> "torch.Tensor":
+    return torch.from_numpy(cells).to(DEVICE)
+
+
+def start_grid(case: dict) -> np.ndarray:
+    pattern = pattern_io.loads(case["initial_rle"])
+    grid = np.zeros((case["height"], case["width"]), dtype=np.uint8)
+    grid[: pattern.cells.shape[0], : pattern.cells.shape[1]] = pattern.cells
+    return grid
+
+
+# -- Golly's golden cases ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", BOUNDED, ids=[c["name"] for c in BOUNDED])
+def test_golden_case(case):
+    """Final hash and the whole population trace (counted on the device, read once)."""
+    rule, topology = parse_spec(case["rule"])
+    grid = on_device(start_grid(case)[None])
+    final, population = ENGINE.advance_observed(grid, rule, topology, case["generations"])
+    assert final.device.type == torch.device(DEVICE).type and final.dtype == torch.uint8
+    assert population.device == final.device
+    assert population[:, 0].cpu().tolist() == case["population_trace"]
+    assert sha256_grid(final[0].cpu().numpy()) == case["final_sha256"]
+
+
+DENSE_CASES = ("life_T64_gen1", "diehard_T48_130", "glider_T32x24_cycle", "glider_P40_edge")
+
+
+@pytest.mark.parametrize("case", [c for c in BOUNDED if c["name"] in DENSE_CASES], ids=lambda c: c["name"])
+def test_golden_life_on_dense_conv(case):
+    rule, topology = parse_spec(case["rule"])
+    final = get_engine("dense-conv").advance(on_device(start_grid(case)[None]), rule, topology, case["generations"])
+    assert sha256_grid(final[0].cpu().numpy()) == case["final_sha256"]
+
+
+# -- parity with the reference -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+@pytest.mark.parametrize("text", ALL_RULES)
+def test_parity_every_rule(text, kind):
+    """Batches of random grids (odd, non-square and 1x1 shapes) match the reference bit for bit."""
+    rule = rule_value(text)
+    rng = np.random.default_rng(zlib.crc32(f"{text} {kind}".encode()))
+    for shape in SHAPES:
+        cells = soup(rng, (3,) + shape, rule.n_states, density=rng.uniform(0.1, 0.9))
+        topology = Topology(kind, shape[1], shape[0])
+        want = REFERENCE.advance(cells, rule, topology, 7)
+        got = ENGINE.advance(on_device(cells), rule, topology, 7)
+        np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=f"{text} {kind} {shape}")
+
+
+@pytest.mark.parametrize("path", ["index", "conv", "count"])
+@pytest.mark.parametrize("text", ["B3/S23", "MAP-B3/S23", "B36/S23", "B0123478/S01234678", "345/2/4", "B2-a/S12", "W30"])
+def test_every_path_is_identical(path, text):
+    rule = rule_value(text)
+    engine = ENGINE.with_options(path=path)
+    topology = Topology.torus(29, 18)
+    if not engine.supports(rule, topology):
+        assert path == "count" and K.moore_count_table(rule.lookup_table()) is None
+        with pytest.raises(EngineError, match="outer-totalistic Moore"):
+            engine.advance(on_device(np.zeros((1, 18, 29), np.uint8)), rule, topology, 1)
+        return
+    cells = soup(np.random.default_rng(7), (2, 18, 29), rule.n_states)
+    for kind in ("torus", "plane"):
+        topo = Topology(kind, 29, 18)
+        np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topo, 9).cpu().numpy(),
+                                      REFERENCE.advance(cells, rule, topo, 9))
+
+
+def test_count_path_is_derived_from_the_table():
+    """The Moore count shortcut is used exactly for tables that depend on centre + Moore count."""
+    assert K.moore_count_table(parse_rule("B3/S23").lookup_table()) is not None
+    assert K.moore_count_table(rule_value("MAP-B3/S23").lookup_table()) is not None
+    assert K.moore_count_table(parse_rule("345/2/4").lookup_table()) is not None
+    for text in ("B2-a/S12", "B2/S3V", "B2/S34H", "W30"):
+        assert K.moore_count_table(parse_rule(text).lookup_table()) is None, text
+
+
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_ltl_radius_larger_than_the_grid(kind):
+    """Range 5 on 1x1, 2x3 and 4x9 grids: the torus wraps several times round, as np.pad(wrap) does."""
+    for text in ("R5,C0,M1,S34..58,B34..45,NM", "R5,C0,M0,S2..30,B3..20,NN", "R4,C3,M1,S1..40,B2..30,NC"):
+        rule = parse_rule(text)
+        for shape in ((1, 1), (2, 3), (4, 9)):
+            cells = soup(np.random.default_rng(3), (2,) + shape, rule.n_states, 0.6)
+            topology = Topology(kind, shape[1], shape[0])
+            np.testing.assert_array_equal(ENGINE.advance(on_device(cells), rule, topology, 4).cpu().numpy(),
+                                          REFERENCE.advance(cells, rule, topology, 4), err_msg=f"{text} {shape}")
+
+
+def test_large_range_ltl():
+    rule = parse_rule("R40,C0,M1,S900..2000,B1100..1800,NM")
+    cells = soup(np.random.default_rng(5), (1, 97, 130), 2, 0.5)
+    for kind in ("torus", "plane"):
+        topology = Topology(kind, 130, 97)
+        np.testing.assert_array_equal(ENGINE.advance(on_device(cells), rule, topology, 3).cpu().numpy(),
+                                      REFERENCE.advance(cells, rule, topology, 3))
+
+
+def test_stray_states_in_a_two_state_rule_read_as_dead():
+    """The reference reads only state 1 as alive; the engine does the same when called directly."""
+    rule = parse_rule("B3/S23")
+    cells = soup(np.random.default_rng(9), (2, 12, 14), 5, 0.6)
+    topology = Topology.torus(14, 12)
+    np.testing.assert_array_equal(ENGINE.advance(on_device(cells), rule, topology, 3).cpu().numpy(),
+                                  REFERENCE.advance(cells, rule, topology, 3))
+
+
+def test_population_observer_matches_reference():
+    rule = parse_rule("345/2/4")
+    cells = soup(np.random.default_rng(11), (3, 20, 23), 4)
+    topology = Topology.plane(23, 20)
+    final, population = ENGINE.advance_observed(on_device(cells), rule, topology, 12)
+    want, grid = [np.count_nonzero(cells, axis=(1, 2))], cells
+    for _ in range(12):
+        grid = REFERENCE.advance(grid, rule, topology, 1)
+        want.append(np.count_nonzero(grid, axis=(1, 2)))
+    np.testing.assert_array_equal(population.cpu().numpy(), np.stack(want))
+    np.testing.assert_array_equal(final.cpu().numpy(), grid)
+
+
+# -- the run() boundary: arrays, tensors, batches ----------------------------------------------
+
+
+def test_run_tensor_in_tensor_out_on_its_device():
+    grid = soup(np.random.default_rng(1), (37, 21), 2)
+    tensor = on_device(grid)
+    out = run(tensor, "B36/S23", 10, backend="torch")
+    assert isinstance(out, torch.Tensor) and out.device == tensor.device and out.shape == (37, 21)
+    np.testing.assert_array_equal(out.cpu().numpy(), run(grid, "B36/S23", 10))
+    np.testing.assert_array_equal(tensor.cpu().numpy(), grid)  # input untouched
+
+
+def test_run_array_in_array_out_batched():
+    cells = soup(np.random.default_rng(2), (4, 16, 19), 3)
+    out = run(cells, "12/34/3", 6, backend="torch", device=DEVICE, topology="plane")
+    assert isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == cells.shape
+    np.testing.assert_array_equal(out, run(cells, "12/34/3", 6, topology="plane"))
+
+
+def test_batch_equals_one_at_a_time():
+    rule = parse_rule("B2-a/S12")
+    topology = Topology.torus(17, 11)
+    cells = soup(np.random.default_rng(4), (5, 11, 17), 2)
+    batch = ENGINE.advance(on_device(cells), rule, topology, 8).cpu().numpy()
+    for i in range(5):
+        np.testing.assert_array_equal(batch[i : i + 1], ENGINE.advance(on_device(cells[i : i + 1]), rule, topology, 8).cpu().numpy())
+
+
+def test_zero_generations_returns_a_copy():
+    tensor = on_device(soup(np.random.default_rng(6), (1, 5, 5), 2))
+    out = ENGINE.advance(tensor, parse_rule("B3/S23"), Topology.torus(5, 5), 0)
+    assert out is not tensor and torch.equal(out, tensor)
+
+
+def test_supports_is_exact():
+    assert ENGINE.supports(parse_rule("B3/S23"), Topology.plane(4, 4))
+    assert not ENGINE.supports(parse_rule("B3/S23"), Topology.unbounded())
+    dense = get_engine("dense-conv")
+    assert dense.supports(parse_rule("B36/S23"), Topology.torus(4, 4))
+    assert dense.supports(rule_value("MAP-B3/S23"), Topology.torus(4, 4))  # a Life-like table, however spelled
+    for text in ("B2-a/S12", "B2/S3V", "345/2/4", "R2,C0,M0,S3..6,B4..5,NN", "W30"):
+        assert not dense.supports(parse_rule(text), Topology.torus(4, 4)), text
+    with pytest.raises(EngineError, match="dense-conv"):
+        run(np.zeros((4, 4), np.uint8), "345/2/4", 1, backend="dense-conv")
+
+
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_dense_conv_parity(kind):
+    topology = Topology(kind, 31, 18)
+    for text in FAMILY_RULES["life-like"]:
+        rule = parse_rule(text)
+        cells = soup(np.random.default_rng(8), (3, 18, 31), 2)
+        np.testing.assert_array_equal(get_engine("dense-conv").advance(on_device(cells), rule, topology, 6).cpu().numpy(),
+                                      REFERENCE.advance(cells, rule, topology, 6), err_msg=text)
+
+
+def test_with_options():
+    engine = ENGINE.with_options(path="conv")
+    assert isinstance(engine, TorchEngine) and engine.options.path == "conv" and ENGINE.options.path == "auto"
+    with pytest.raises(EngineError, match="path"):
+        ENGINE.with_options(path="fft")
+
+
+# -- torch.compile and CUDA graphs --------------------------------------------------------------
+
+
+def test_compile_parity_small_case():
+    engine = TorchEngine(compile=True)
+    rule = parse_rule("B36/S23")
+    topology = Topology.torus(19, 12)
+    cells = soup(np.random.default_rng(10), (2, 12, 19), 2)
+    np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topology, 5).cpu().numpy(),
+                                  REFERENCE.advance(cells, rule, topology, 5))
+
+
+@on_cuda
+@pytest.mark.parametrize("text", ["B3/S23", "B2-a/S12", "345/2/4", "R3,C0,M1,S10..20,B10..14,NC"])
+def test_cuda_graph_replay_parity(text):
+    rule = parse_rule(text)
+    engine = TorchEngine(cuda_graphs=True, graph_chunk=8)
+    topology = Topology.torus(45, 32)
+    cells = soup(np.random.default_rng(12), (3, 32, 45), rule.n_states)
+    for gens in (5, 8, 21, 21):  # below one chunk, one chunk, chunks + remainder, cached graph
+        np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topology, gens).cpu().numpy(),
+                                      REFERENCE.advance(cells, rule, topology, gens), err_msg=f"{text} {gens}")
+
+
+@on_cuda
+@pytest.mark.parametrize("text", ["B3/S23", "B2-a/S12", "345/2/4", "R5,C0,M1,S34..58,B34..45,NM", "R2,C0,M0,S3..6,B4..5,NN"])
+def test_generation_loop_never_synchronises(text):
+    """torch's sync debug mode raises if anything in the loop waits for the device."""
+    rule = parse_rule(text)
+    topology = Topology.torus(64, 48)
+    cells = on_device(soup(np.random.default_rng(13), (2, 48, 64), rule.n_states))
+    ENGINE.advance(cells, rule, topology, 2)  # build caches (tables are uploaded once, here)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        ENGINE.advance(cells, rule, topology, 20)
+        ENGINE.advance_observed(cells, rule, topology, 20)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+def test_run_accepts_a_configured_engine():
+    """Options travel as an engine value: ``run(..., backend=get_engine("torch").with_options(...))``."""
+    grid = soup(np.random.default_rng(14), (2, 21, 26), 4)
+    engine = get_engine("torch").with_options(path="index")
+    out = run(grid, "345/2/4", 9, backend=engine, device=DEVICE, topology="plane")
+    np.testing.assert_array_equal(out, run(grid, "345/2/4", 9, topology="plane"))

@@ -1,0 +1,120 @@
+"""``tensorca verify``: it passes correct engines, and it sees wrong ones (where and when)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from tensorca.cli import main  # noqa: E402
+from tensorca.engines import get_engine, registry  # noqa: E402
+from tensorca.engines.base import Engine  # noqa: E402
+from tensorca.errors import EngineError  # noqa: E402
+from tensorca.verify import FAMILIES, TOPOLOGIES, ZeroPaddedTorusControl, verify  # noqa: E402
+
+
+class FlipOneCell(Engine):
+    """The reference, except that cell (y=1, x=2) is flipped after every generation."""
+
+    name = "flip-one-cell"
+
+    def supports(self, rule, topology):
+        return get_engine("numpy").supports(rule, topology)
+
+    def advance(self, cells, rule, topology, generations):
+        cells = np.asarray(cells)
+        for _ in range(generations):
+            cells = get_engine("numpy").advance(cells, rule, topology, 1)
+            if cells.shape[1] > 1 and cells.shape[2] > 2:
+                cells[:, 1, 2] = 1 - (cells[:, 1, 2] == 1)
+        return cells
+
+
+class Crashes(FlipOneCell):
+    name = "crashes"
+
+    def advance(self, cells, rule, topology, generations):
+        raise RuntimeError("kernel exploded")
+
+
+def test_torch_engine_passes_every_family_and_topology():
+    report = verify(["torch"], ["cpu"], grids=4, generations=5)
+    real = [r for r in report.rows if not r.control]
+    assert {(r.family, r.topology) for r in real} == {(f, t) for f in FAMILIES for t in TOPOLOGIES}
+    assert all(r.grids == 4 and r.identical == 4 and r.first_mismatch is None for r in real)
+    assert report.ok
+
+
+def test_negative_control_is_caught():
+    """Zero padding on a torus must be seen, or the whole check would be worthless."""
+    report = verify(["torch"], ["cpu"], grids=6, generations=4, families=["life-like", "larger-than-life"])
+    controls = [r for r in report.rows if r.control]
+    assert {r.family for r in controls} == {"life-like", "larger-than-life"}
+    for row in controls:
+        assert row.engine == "control:zero-pad" and row.topology == "torus"
+        assert row.identical < row.grids and row.passed
+        # The two differ first after one generation, within a neighbourhood radius of an edge.
+        m = re.search(r"gen 1, grid \d+ \((\d+)x(\d+) .*cell \(y=(\d+), x=(\d+)\)", row.first_mismatch)
+        assert m, row.first_mismatch
+        height, width, y, x = (int(v) for v in m.groups())
+        radius = 1 if row.family == "life-like" else 5
+        assert min(y, x, height - 1 - y, width - 1 - x) < radius
+    assert report.ok
+
+
+def test_control_engine_really_is_wrong_on_a_torus_and_right_on_a_plane():
+    from tensorca.rules import parse_rule
+    from tensorca.topology import Topology
+    import torch
+
+    control, rule = ZeroPaddedTorusControl(), parse_rule("B3/S23")
+    cells = torch.zeros((1, 6, 6), dtype=torch.uint8)
+    cells[0, 0, 2:5] = 1  # a blinker across the top edge
+    on_torus = control.advance(cells, rule, Topology.torus(6, 6), 1)
+    want = get_engine("numpy").advance(cells.numpy(), rule, Topology.torus(6, 6), 1)
+    assert not np.array_equal(on_torus.numpy(), want)
+    np.testing.assert_array_equal(control.advance(cells, rule, Topology.plane(6, 6), 1).numpy(),
+                                  get_engine("numpy").advance(cells.numpy(), rule, Topology.plane(6, 6), 1))
+
+
+def test_a_wrong_engine_is_reported_with_generation_and_cell():
+    report = verify([FlipOneCell()], grids=3, generations=4, families=["life-like"], control=False)
+    assert not report.ok
+    for row in report.rows:
+        assert not row.passed and row.identical == 1  # grid 0 is 1x1, where the flipped cell does not exist
+        assert row.first_cell == "gen 1 grid 1 (y=1, x=2)"
+        assert "cell (y=1, x=2)" in row.first_mismatch and "2x3" in row.first_mismatch
+
+
+def test_a_crashing_engine_fails_its_rows():
+    report = verify([Crashes()], grids=2, generations=2, families=["wolfram"], control=False)
+    assert not report.ok
+    assert all("kernel exploded" in row.first_mismatch for row in report.rows)
+
+
+def test_unsupported_families_are_skipped_not_failed():
+    report = verify(["dense-conv"], ["cpu"], grids=2, generations=2, families=["life-like", "generations"], control=False)
+    by_family = {(r.family, r.topology): r for r in report.rows}
+    assert by_family[("life-like", "torus")].identical == 2
+    assert by_family[("generations", "plane")].skipped is not None
+    assert report.ok
+
+
+def test_unknown_device_is_an_error():
+    with pytest.raises(EngineError, match="no engine runs on"):
+        verify(["torch"], ["no-such-device"], grids=1, generations=1)
+
+
+def test_cli_verify_exit_status(capsys):
+    assert main(["verify", "--engines", "torch,dense-conv", "--grids", "5", "--gens", "3", "--family", "life-like,map"]) == 0
+    text = capsys.readouterr().out
+    assert "dense-conv" in text and "control:zero-pad" in text and "caught" in text
+    registry.register(FlipOneCell())
+    try:
+        assert main(["verify", "--engines", "flip-one-cell", "--grids", "2", "--gens", "2", "--family", "life-like"]) == 1
+        assert "gen 1 grid 1 (y=1, x=2)" in capsys.readouterr().out
+    finally:
+        registry._ENGINES.pop("flip-one-cell", None)
