@@ -437,3 +437,13 @@ def test_canonical_spelling_is_a_fixed_point(text):
     again = parse_rule(rule.canonical())
     assert again.table == rule.table
     assert again.canonical() == rule.canonical()
+
+
+def test_map_strings_containing_slash_are_base64_not_separators():
+    # '/' and '+' are base64 digits; a 6-bit value of 63 encodes as '/'.
+    text = "MAPcyTPkIpB1pRXOHZ/N7B8rWP4bl1OzCaqmc1OwLYGXiALd92I2+S7qbfjnuMO6SRXMChPVGt3pZu4CzV2Iyr0MA"
+    rule = parse_rule(text)
+    assert rule.kind == "map" and rule.n_states == 2 and rule.canonical() == text
+    generations = parse_rule(text + "/5")
+    assert generations.n_states == 5 and generations.family == "generations"
+    assert generations.table == rule.table and generations.canonical() == text + "/5"

@@ -21,6 +21,9 @@ _FORMS = {
     6: ("V", VON_NEUMANN_MASK | CENTRE_BIT),
 }
 
+#: Valid numbers of base64 characters in a MAP string (``==`` padding not counted).
+MAP_LENGTHS = frozenset(_FORMS)
+
 
 def _compact(index: int, mask: int) -> int:
     """Index of a 3x3 configuration among the cells of ``mask`` (highest table bit first)."""

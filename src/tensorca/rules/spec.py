@@ -16,7 +16,7 @@ from .base import Rule, TableRule
 from .generations import parse_generations
 from .lifelike import parse_lifelike
 from .ltl import parse_ltl
-from .maprule import parse_map
+from .maprule import MAP_LENGTHS, parse_map
 from .wolfram import parse_wolfram
 
 _LTL = re.compile(r"\s*(R\d|\d+\s*,)", re.IGNORECASE)
@@ -34,11 +34,12 @@ def _parse(text: str, start: int, end: int) -> Rule:
         raise fail("empty rule", text, start)
     body = text[start:end]
     if body[:3].upper() == "MAP":
-        slashes = [i for i in range(start, end) if text[i] == "/"]
-        if len(slashes) == 1:
-            return parse_generations(text, start, end, [slashes[0], slashes[0]])
-        if len(slashes) > 1:
-            raise fail("a MAP rule takes at most one '/' (before the Generations state count)", text, slashes[1])
+        # '/' is a base64 character, so the Generations '/states' suffix is found by length: a
+        # body of a valid MAP length is a plain MAP; otherwise the last '/' starts the states.
+        data = len(body) - 3 - (2 if body.endswith("==") else 0)
+        last_slash = text.rfind("/", start, end)
+        if data not in MAP_LENGTHS and last_slash > start + 3:
+            return parse_generations(text, start, end, [last_slash, last_slash])
         table, nb, canon = parse_map(text, start, end)
         return TableRule(table=table, kind="map", neighbourhood=nb, text=canon)
     if body[0] in "wW":
