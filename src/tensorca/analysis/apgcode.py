@@ -1,0 +1,156 @@
+"""Apgcodes: the Life community's canonical names for objects (apgsearch, Catagolue).
+
+An apgcode is a prefix that says what the object does, then ``_``, then the object in the
+*extended Wechsler format*:
+
+- ``xs<population>_``: still life (``xs4_33`` block, ``xs6_696`` beehive);
+- ``xp<period>_``: oscillator (``xp2_7`` blinker, ``xp15_4r4z4r4`` pentadecathlon);
+- ``xq<period>_``: spaceship (``xq4_153`` glider, ``xq4_6frc`` lightweight spaceship).
+
+Extended Wechsler format (as apgsearch's ``canonise_orientation`` writes it): the bounding box is
+cut into strips of 5 rows; each column of a strip is one character ``0-9a-v`` whose value is the
+5-bit number with the strip's top row as bit 0; strips are separated by ``z``; runs of empty
+columns are shortened (``0`` one, ``w`` two, ``x`` three, ``y0``..``yz`` 4..39) and trailing
+empty columns dropped. The canonical code is the shortest string, ties broken by ordinary string
+order, over the 8 rotations and reflections of every phase of the object.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+CHARS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _runs_of_zeros(zeros: int) -> str:
+    out = []
+    while zeros > 0:
+        if zeros == 1:
+            out.append("0")
+        elif zeros == 2:
+            out.append("w")
+        elif zeros == 3:
+            out.append("x")
+        elif zeros > 39:
+            out.append("yz")
+        else:
+            out.append("y" + CHARS[zeros - 4])
+        zeros -= 39
+    return "".join(out)
+
+
+def wechsler(cells: np.ndarray) -> str:
+    """Extended Wechsler string of a 2-D grid in this orientation (non-zero = alive).
+
+    The grid is read as it lies: columns left to right, 5-row strips top to bottom, with the
+    top row of a strip as bit 0. Leading empty rows/columns matter, so crop first.
+    """
+    alive = np.asarray(cells) != 0
+    height, width = alive.shape
+    strips = -(-height // 5) if height else 0
+    padded = np.zeros((strips * 5, width), dtype=np.int64)
+    padded[:height] = alive
+    values = (padded.reshape(strips, 5, width) << np.arange(5)[None, :, None]).sum(axis=1)
+    parts = []
+    for row in values.tolist():
+        text = []
+        zeros = 0
+        for value in row:
+            if value == 0:
+                zeros += 1
+            else:
+                if zeros:
+                    text.append(_runs_of_zeros(zeros))
+                zeros = 0
+                text.append(CHARS[value])
+        parts.append("".join(text))
+    return "z".join(parts)
+
+
+def orientations(cells: np.ndarray) -> list[np.ndarray]:
+    """The 8 images of a 2-D grid under rotations and reflections."""
+    a = np.asarray(cells)
+    out = []
+    for grid in (a, a.T):
+        out += [grid, grid[:, ::-1], grid[::-1, :], grid[::-1, ::-1]]
+    return out
+
+
+def better(a: str | None, b: str) -> str:
+    """apgsearch's order: the shorter representation wins, then the smaller string."""
+    if a is None or len(b) < len(a) or (len(b) == len(a) and b < a):
+        return b
+    return a
+
+
+def crop(cells: np.ndarray) -> np.ndarray:
+    """``cells`` cut to the bounding box of its non-zero cells (``(0, 0)`` when empty)."""
+    cells = np.asarray(cells)
+    rows = np.flatnonzero(cells.any(axis=1))
+    if rows.size == 0:
+        return cells[:0, :0]
+    cols = np.flatnonzero(cells.any(axis=0))
+    return cells[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+
+
+def canonical_representation(phases: Iterable[np.ndarray]) -> str:
+    """The smallest Wechsler string over every phase and all 8 orientations of each."""
+    best: str | None = None
+    for phase in phases:
+        for grid in orientations(crop(phase)):
+            best = better(best, wechsler(grid))
+    return best or "0"
+
+
+def apgcode(phases: list[np.ndarray], kind: str, period: int = 1) -> str:
+    """The apgcode of an object given every phase of one period (one array for a still life).
+
+    ``kind``: ``"still_life"``, ``"oscillator"`` or ``"spaceship"``.
+    """
+    representation = canonical_representation(phases)
+    if kind == "still_life":
+        return f"xs{int(np.count_nonzero(phases[0]))}_{representation}"
+    if kind == "oscillator":
+        return f"xp{period}_{representation}"
+    if kind == "spaceship":
+        return f"xq{period}_{representation}"
+    raise ValueError(f"objects of kind {kind!r} have no apgcode")
+
+
+def decode_wechsler(text: str) -> np.ndarray:
+    """The ``(H, W)`` uint8 grid of an extended Wechsler string (the part after ``_``)."""
+    strips: list[list[int]] = []
+    for strip_text in text.split("z"):
+        columns: list[int] = []
+        i = 0
+        while i < len(strip_text):
+            ch = strip_text[i]
+            if ch == "w":
+                columns += [0, 0]
+            elif ch == "x":
+                columns += [0, 0, 0]
+            elif ch == "y":
+                i += 1
+                columns += [0] * (4 + CHARS.index(strip_text[i]))
+            else:
+                columns.append(CHARS.index(ch))
+            i += 1
+        strips.append(columns)
+    width = max((len(s) for s in strips), default=0)
+    grid = np.zeros((5 * len(strips), width), dtype=np.uint8)
+    for s, columns in enumerate(strips):
+        for x, value in enumerate(columns):
+            for bit in range(5):
+                if value >> bit & 1:
+                    grid[5 * s + bit, x] = 1
+    return crop(grid).copy()
+
+
+def decode(code: str) -> np.ndarray:
+    """One phase of the object an apgcode names, e.g. ``decode("xq4_153")`` is a glider."""
+    prefix, _, body = code.partition("_")
+    if not body or not prefix.startswith(("xs", "xp", "xq")):
+        raise ValueError(f"{code!r} is not an apgcode of a still life, oscillator or spaceship")
+    return decode_wechsler(body)

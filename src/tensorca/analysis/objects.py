@@ -1,0 +1,229 @@
+"""Splitting a stabilised pattern into its separate objects, as apgsearch does.
+
+1. *Seeds*: the 8-connected components of the live cells.
+2. A group of cells is *self-sufficient* when, run alone on the unbounded plane, it repeats its
+   first generation (up to a shift) within ``max_period`` generations: a still life, oscillator
+   or spaceship in isolation. A group that is not (half of an aircraft carrier dies alone; a
+   phase of a pentadecathlon may fall into pieces) is merged with its nearest group.
+3. Two self-sufficient groups whose envelopes (every cell alive in some phase) come within two
+   cells of each other might interact: they are run together for the least common multiple of
+   their periods and compared, generation by generation, with the two run apart. If anything
+   differs they interact and are merged (a pseudo-object is split only when its parts really
+   are independent: a bi-block is two blocks, a carrier is one carrier, a blinker next to a
+   block is two objects exactly when neither changes the other).
+   Groups whose envelopes stay three or more cells apart cannot interact under a range-1 rule:
+   no cell has a neighbour in both (``2 * range + 1`` for Larger than Life).
+
+Steps 2 and 3 repeat until nothing merges. Behaviours are cached by the cells' bytes, so the
+thousands of blocks and blinkers of a soup search are each worked out once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .apgcode import apgcode
+from .evolve import State, Stepper, crop_state, same
+
+#: Longest period looked for when deciding whether a group is self-sufficient.
+MAX_PERIOD = 128
+#: A group that is not self-sufficient merges with its nearest group within this many cells.
+MERGE_DISTANCE = 8
+#: Code for a group that is no still life, oscillator or spaceship within ``MAX_PERIOD``.
+UNRESOLVED = "zz_UNRESOLVED"
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How a group behaves alone: period, shift per period, each phase as ``(offset, cells)``."""
+
+    kind: str
+    period: int
+    displacement: tuple[int, int]
+    phases: tuple[tuple[tuple[int, int], np.ndarray], ...]
+    apgcode: str
+
+    def at(self, origin: tuple[int, int], gen: int) -> State:
+        """The group's state ``gen`` generations after it was at ``origin``."""
+        (dx, dy), cells = self.phases[gen % self.period]
+        laps = gen // self.period
+        return cells, (origin[0] + dx + laps * self.displacement[0], origin[1] + dy + laps * self.displacement[1])
+
+    def envelope(self, origin: tuple[int, int]) -> State:
+        """Every cell alive in some phase of one period (for a spaceship: along one period's path)."""
+        return compose([(c != 0).astype(np.uint8), (origin[0] + o[0], origin[1] + o[1])] for o, c in self.phases)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One object of a pattern: its apgcode, behaviour (None if unresolved) and current cells."""
+
+    apgcode: str
+    behaviour: Behaviour | None
+    cells: np.ndarray
+    origin: tuple[int, int]
+
+    @property
+    def kind(self) -> str:
+        return self.behaviour.kind if self.behaviour else "unresolved"
+
+
+def compose(states) -> State:
+    """Overlay several ``(cells, origin)`` states into one cropped state (cell-wise maximum)."""
+    states = [(np.asarray(c), o) for c, o in states if np.asarray(c).size]
+    if not states:
+        return np.zeros((0, 0), np.uint8), (0, 0)
+    x0 = min(o[0] for _, o in states)
+    y0 = min(o[1] for _, o in states)
+    x1 = max(o[0] + c.shape[1] for c, o in states)
+    y1 = max(o[1] + c.shape[0] for c, o in states)
+    out = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
+    for c, (x, y) in states:
+        view = out[y - y0 : y - y0 + c.shape[0], x - x0 : x - x0 + c.shape[1]]
+        np.maximum(view, c, out=view)
+    return crop_state(out, (x0, y0))
+
+
+class Splitter:
+    """Object separation for one rule, with caches shared across calls."""
+
+    def __init__(self, stepper: Stepper, max_period: int = MAX_PERIOD):
+        self.stepper = stepper
+        self.max_period = max_period
+        self._behaviour: dict[tuple, Behaviour | None] = {}
+        self._interacts: dict[tuple, bool] = {}
+
+    # -- behaviour of one group in isolation ---------------------------------------------
+    def behaviour(self, cells: np.ndarray) -> Behaviour | None:
+        key = (cells.shape, cells.tobytes())
+        if key in self._behaviour:
+            return self._behaviour[key]
+        result = None
+        start: State = (cells, (0, 0))
+        phases = [((0, 0), cells)]
+        state = start
+        for gen in range(1, self.max_period + 1):
+            state = self.stepper.step(state)
+            if state[0].size == 0:
+                break
+            if same(state[0], cells):
+                displacement = state[1]
+                kind = "spaceship" if displacement != (0, 0) else ("still_life" if gen == 1 else "oscillator")
+                code = apgcode([p[1] for p in phases], kind, gen)
+                result = Behaviour(kind, gen, displacement, tuple(phases), code)
+                break
+            phases.append((state[1], state[0]))
+        self._behaviour[key] = result
+        return result
+
+    # -- do two self-sufficient groups interact? -----------------------------------------
+    def interact(self, a: State, ba: Behaviour, b: State, bb: Behaviour) -> bool:
+        offset = (b[1][0] - a[1][0], b[1][1] - a[1][1])
+        key = (a[0].shape, a[0].tobytes(), b[0].shape, b[0].tobytes(), offset)
+        if key in self._interacts:
+            return self._interacts[key]
+        lcm = ba.period * bb.period // math.gcd(ba.period, bb.period)
+        span = lcm if lcm <= 4 * self.max_period else 2 * max(ba.period, bb.period)
+        state = compose([a, b])
+        result = False
+        for gen in range(1, span + 1):
+            state = self.stepper.step(state)
+            expected = compose([ba.at(a[1], gen), bb.at(b[1], gen)])
+            if state[1] != expected[1] or not same(state[0], expected[0]):
+                result = True
+                break
+        self._interacts[key] = result
+        return result
+
+    # -- the whole decomposition ---------------------------------------------------------
+    def split(self, state: State) -> list[Found]:
+        cells, (ox, oy) = state
+        ys, xs = np.nonzero(cells)
+        if ys.size == 0:
+            return []
+        values = cells[ys, xs]
+        coords = np.stack([ys + oy, xs + ox], axis=1)
+        parent = list(range(len(coords)))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        def union(i: int, j: int) -> bool:
+            ri, rj = find(i), find(j)
+            if ri == rj:
+                return False
+            parent[max(ri, rj)] = min(ri, rj)
+            return True
+
+        index = {(int(y), int(x)): i for i, (y, x) in enumerate(coords.tolist())}
+        for (y, x), i in index.items():
+            for dy in (-1, 0, 1):
+                for dx in (-1, 0, 1):
+                    j = index.get((y + dy, x + dx))
+                    if j is not None and j > i:
+                        union(i, j)
+
+        def groups() -> list[np.ndarray]:
+            roots = np.array([find(i) for i in range(len(coords))])
+            order = np.argsort(roots, kind="stable")
+            cuts = np.flatnonzero(np.diff(roots[order])) + 1
+            return np.split(order, cuts)
+
+        def group_state(members: np.ndarray) -> State:
+            gy, gx = coords[members, 0], coords[members, 1]
+            y0, x0 = int(gy.min()), int(gx.min())
+            grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
+            grid[gy - y0, gx - x0] = values[members]
+            return grid, (x0, y0)
+
+        while True:
+            members = groups()
+            states = [group_state(m) for m in members]
+            info = [self.behaviour(s[0]) for s in states]
+            merged = False
+            # Groups that are not self-sufficient join their nearest neighbour.
+            for i, m in enumerate(members):
+                if info[i] is not None or len(members) == 1:
+                    continue
+                others = np.concatenate([members[j] for j in range(len(members)) if j != i])
+                d = np.abs(coords[m][:, None, :] - coords[others][None, :, :]).max(axis=2)
+                k = int(np.argmin(d.min(axis=0)))
+                if d.min() <= MERGE_DISTANCE:
+                    merged |= union(int(m[0]), int(others[k]))
+            if merged:
+                continue
+            # Self-sufficient groups whose envelopes come close: merge if they interact.
+            envelopes = [b.envelope(s[1]) if b else s for s, b in zip(states, info)]
+            boxes = [(e[1][0], e[1][1], e[1][0] + e[0].shape[1], e[1][1] + e[0].shape[0]) for e in envelopes]
+            near = 2 * self.stepper.reach
+            for i in range(len(members)):
+                for j in range(i + 1, len(members)):
+                    if info[i] is None or info[j] is None:
+                        continue
+                    bi, bj = boxes[i], boxes[j]
+                    if bi[0] - near >= bj[2] or bj[0] - near >= bi[2] or bi[1] - near >= bj[3] or bj[1] - near >= bi[3]:
+                        continue  # envelopes too far apart to share a neighbour
+                    if not _close(envelopes[i], envelopes[j], near):
+                        continue
+                    if self.interact(states[i], info[i], states[j], info[j]):
+                        merged |= union(int(members[i][0]), int(members[j][0]))
+            if not merged:
+                return [
+                    Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info)
+                ]
+
+
+def _close(a: State, b: State, distance: int = 2) -> bool:
+    """True when some cell of ``a`` lies within Chebyshev ``distance`` of some cell of ``b``."""
+    ay, ax = np.nonzero(a[0])
+    by, bx = np.nonzero(b[0])
+    ay, ax = ay + a[1][1], ax + a[1][0]
+    by, bx = by + b[1][1], bx + b[1][0]
+    d = np.maximum(np.abs(ay[:, None] - by[None, :]), np.abs(ax[:, None] - bx[None, :]))
+    return bool(d.min() <= distance)

@@ -1,0 +1,478 @@
+"""Soup search: run many random 16x16 soups to stability in batches and census their ash.
+
+How a batch runs (the same scheme for every engine):
+
+- Each soup sits in the middle of its own bounded ``P x P`` plane (``P = 128`` to start), all
+  ``B`` planes advanced together by the engine in chunks of ``CHUNK`` generations.
+- *Exactness.* Before every chunk, no live cell lies within ``CHUNK * reach`` cells of a plane's
+  edge; then nothing outside the plane could come alive during the chunk, so the bounded plane
+  computes exactly what the unbounded plane computes (the argument of :mod:`tensorca.unbounded`).
+  After each chunk, a soup with live cells in that guard band is handled on the host:
+  spaceships heading out (gliders, mostly) are *censused and removed* (they can never come back);
+  if anything else is in the band the soup is re-centred, and a soup too wide for its plane
+  moves to a batch of planes twice as large (up to ``MAX_PLANE``).
+- *Stability.* After each chunk the population of every soup is read (one reduction over the
+  batch). A soup whose population is equal at generations ``t``, ``t - 60`` and ``t - 120`` (60 is
+  a multiple of the periods of nearly all ash: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30) with no
+  removal in between is a candidate; its ash is split into objects on the host
+  (:mod:`tensorca.analysis.objects`). If every object is a still life, oscillator or spaceship it
+  is done; otherwise it runs on and is checked again 120 generations later.
+- Finished soups leave the batch and new soups take their place, so the batch stays full and the
+  total work is proportional to the soups' lifetimes, not to the longest one's.
+- A soup still unstable after ``max_gens`` is censused as it is (unresolved parts count as
+  ``zz_UNRESOLVED``) and counted in ``unstable``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .analysis.census import sorted_counts, splitter_for
+from .analysis.evolve import Stepper, as_rule, crop_state
+from .analysis.objects import UNRESOLVED, Splitter
+from .arrays import like_input, to_engine
+from .engines import get_engine
+from .engines.base import Engine
+from .errors import EngineError, GridError, RuleError
+from .rules.base import Rule
+from .topology import Topology
+
+SOUP_SIZE = 16
+#: Generations per engine call; also the guard band (times the rule's reach) kept empty.
+CHUNK = 20
+#: Population is compared at this lag (and twice it) to spot candidates for stability.
+LAG = 60
+#: Every this many generations a soup's ash is tested for stability even without the population cue.
+FORCED_CHECK = 400
+#: Population samples (one per chunk) kept per soup.
+HISTORY = 80
+#: Longest period of a spaceship recognised in the guard band (gliders and *WSS have period 4).
+BAND_MAX_PERIOD = 16
+#: Smallest batch handed to the engine.
+MIN_BATCH = 4
+FIRST_PLANE = 128
+MAX_PLANE = 1024
+#: Engines tried in order when ``backend="auto"``.
+PREFERENCE = ("bitpack-gpu", "bitpack-cpu", "torch", "numpy")
+
+
+@dataclass
+class SoupSearchResult:
+    """What a soup search found.
+
+    ``counts``: apgcode -> number of objects, most common first; ``soups``: soups run;
+    ``seconds``: wall time; ``generations``: generations run, summed over soups; ``unstable``:
+    soups not stable by ``max_gens``; ``engine``/``device``: what ran them.
+    """
+
+    counts: dict[str, int]
+    soups: int
+    seconds: float
+    generations: int
+    unstable: int
+    engine: str
+    device: str
+    rule: str
+    escaped: int = 0
+    promoted: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def soups_per_second(self) -> float:
+        return self.soups / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def objects(self) -> int:
+        return sum(self.counts.values())
+
+
+def pick_engine(rule: Rule, backend: str = "auto", device: str | None = None) -> tuple[Engine, str]:
+    """The engine (and device) to run soups on: ``backend`` if named, else the fastest available."""
+    plane = Topology.plane(FIRST_PLANE, FIRST_PLANE)
+    if backend != "auto":
+        engine = get_engine(backend)
+        if not engine.supports(rule, plane):
+            raise EngineError(engine.why_unsupported(rule, plane))
+        devices = engine.devices()
+        return engine, device or ("cuda" if "cuda" in devices else devices[0] if devices else "cpu")
+    for name in PREFERENCE:
+        try:
+            engine = get_engine(name)
+        except EngineError:
+            continue
+        devices = engine.devices()
+        if not devices or not engine.supports(rule, plane):
+            continue
+        if name == "bitpack-gpu" and "cuda" not in devices:
+            continue
+        chosen = device or ("cuda" if "cuda" in devices else devices[0])
+        return engine, chosen
+    raise EngineError(f"no engine can run rule {rule.canonical()!r} on a bounded plane")
+
+
+def _periodic_tail(history: deque, quiet: int) -> bool:
+    """True when the last samples repeat with some period q (three times over, no removals)."""
+    samples = list(history)
+    for q in range(1, len(samples) // 3 + 1):
+        if 3 * q * CHUNK > quiet:
+            break
+        tail = samples[-3 * q :]
+        if tail[:q] == tail[q : 2 * q] == tail[2 * q :]:
+            return True
+    return False
+
+
+class _Soup:
+    """Book-keeping of one soup while it runs."""
+
+    __slots__ = ("index", "gen", "pops", "escaped", "last_event", "next_check")
+
+    def __init__(self, index: int, gen: int = 0):
+        self.index = index
+        self.gen = gen
+        self.pops: deque[int] = deque(maxlen=HISTORY)
+        self.escaped: Counter = Counter()
+        self.last_event = 0
+        self.next_check = 0
+
+
+class _Search:
+    def __init__(self, rule: Rule, engine: Engine, device: str, batch: int, max_gens: int):
+        self.rule = rule
+        self.engine = engine
+        self.device = device
+        self.batch = batch
+        self.max_gens = max_gens
+        self.stepper = Stepper(rule)
+        self.splitter: Splitter = splitter_for(self.stepper)
+        self.band_splitter: Splitter = splitter_for(self.stepper, BAND_MAX_PERIOD)
+        self.reach = self.stepper.reach
+        self.counts: Counter = Counter()
+        self.generations = 0
+        self.unstable = 0
+        self.escaped = 0
+        self.promoted = 0
+
+    # -- host-side handling ----------------------------------------------------------------
+    def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
+        """Census ``cells`` (one plane); False (and nothing counted) if not stable and ``stable_only``."""
+        found = self.splitter.split(crop_state(cells, (0, 0)))
+        if stable_only and (any(f.apgcode == UNRESOLVED for f in found) or not _ships_clear(found, self.reach)):
+            return False
+        self.counts.update(f.apgcode for f in found)
+        self.counts.update(soup.escaped)
+        self.escaped += sum(soup.escaped.values())
+        self.generations += soup.gen
+        return True
+
+    def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
+        """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide."""
+        size = plane.shape[0]
+        ys, xs = np.nonzero(plane)
+        inside = (ys >= guard) & (ys < size - guard) & (xs >= guard) & (xs < size - guard)
+        if inside.all():
+            return True
+        index = {(int(y), int(x)): i for i, (y, x) in enumerate(zip(ys.tolist(), xs.tolist()))}
+        done: set[int] = set()
+        for start in np.flatnonzero(~inside).tolist():
+            if start in done:
+                continue
+            component = _component(start, ys, xs, index)
+            done.update(component)
+            if len(component) > 64:
+                continue
+            members = np.array(sorted(component))
+            gy, gx = ys[members], xs[members]
+            y0, x0 = int(gy.min()), int(gx.min())
+            grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
+            grid[gy - y0, gx - x0] = plane[gy, gx]
+            behaviour = self.band_splitter.behaviour(grid)
+            if behaviour is None or behaviour.kind != "spaceship":
+                continue
+            others = np.ones(len(ys), dtype=bool)
+            others[members] = False
+            if not _outbound(behaviour.displacement, gy, gx, ys[others], xs[others], size, guard, self.reach):
+                continue
+            soup.escaped[behaviour.apgcode] += 1
+            soup.last_event = soup.gen
+            plane[gy, gx] = 0
+        ys, xs = np.nonzero(plane)
+        if ys.size == 0:
+            return True
+        if ys.min() >= guard and ys.max() < size - guard and xs.min() >= guard and xs.max() < size - guard:
+            return True
+        h, w = int(ys.max() - ys.min() + 1), int(xs.max() - xs.min() + 1)
+        if h > size - 2 * guard - 2 or w > size - 2 * guard - 2:
+            return False
+        content = plane[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].copy()
+        plane[:] = 0
+        top, left = (size - h) // 2, (size - w) // 2
+        plane[top : top + h, left : left + w] = content
+        return True
+
+    # -- all tiers of planes, stepped together -----------------------------------------------
+    def run(self, source: Callable[[], tuple[_Soup, np.ndarray] | None]) -> None:
+        """Run soups from ``source`` (``(soup, cropped cells)`` or None when there are no more).
+
+        Soups start on ``FIRST_PLANE``-wide planes; one that outgrows its plane moves to a batch
+        of planes twice as wide, which runs alongside (so no batch waits for another).
+        """
+        tiers: dict[int, _Tier] = {}
+        size = FIRST_PLANE
+        while size <= MAX_PLANE:
+            tiers[size] = _Tier(size, max(1, self.batch * (FIRST_PLANE * FIRST_PLANE) // (size * size)))
+            size *= 2
+        exhausted = False
+        while True:
+            first = tiers[FIRST_PLANE]
+            while not exhausted and len(first.soups) + len(first.pending) < first.capacity:
+                item = source()
+                if item is None:
+                    exhausted = True
+                    break
+                first.pending.append(item)
+            busy = False
+            for tier_size, tier in tiers.items():
+                tier.admit()
+                if not tier.soups:
+                    continue
+                busy = True
+                for soup, content in self.step_tier(tier):
+                    bigger = tiers.get(tier_size * 2)
+                    self.promoted += 1
+                    if bigger is None:  # too wide even for the largest plane: census as it is
+                        self.finish(soup, content, stable_only=False)
+                        self.unstable += 1
+                    else:
+                        bigger.pending.append((soup, content))
+            if not busy and exhausted and not any(t.pending for t in tiers.values()):
+                return
+
+    def step_tier(self, tier: "_Tier") -> list[tuple[_Soup, np.ndarray]]:
+        """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
+        size = tier.size
+        guard = CHUNK * self.reach
+        batch = tier.cells
+        if len(batch) < MIN_BATCH:  # a few empty planes keep multi-threaded engines on their batch path
+            batch = np.concatenate([batch, np.zeros((MIN_BATCH - len(batch), size, size), np.uint8)])
+        out = self.engine.advance(
+            to_engine(batch, self.engine.array_module, self.device), self.rule, Topology.plane(size, size), CHUNK
+        )
+        cells = np.ascontiguousarray(like_input(out, batch))[: len(tier.cells)]
+        pops = np.count_nonzero(cells, axis=(1, 2))
+        band = (
+            cells[:, :guard].any(axis=(1, 2))
+            | cells[:, -guard:].any(axis=(1, 2))
+            | cells[:, :, :guard].any(axis=(1, 2))
+            | cells[:, :, -guard:].any(axis=(1, 2))
+        )
+        outgrown: list[tuple[_Soup, np.ndarray]] = []
+        keep = np.ones(len(tier.soups), dtype=bool)
+        for b, soup in enumerate(tier.soups):
+            soup.gen += CHUNK
+            if band[b]:
+                if not self.clear_band(soup, cells[b], guard):
+                    outgrown.append((soup, crop_state(cells[b], (0, 0))[0].copy()))
+                    keep[b] = False
+                    continue
+                pops[b] = np.count_nonzero(cells[b])
+            if pops[b] == 0:
+                self.counts.update(soup.escaped)
+                self.escaped += sum(soup.escaped.values())
+                self.generations += soup.gen
+                keep[b] = False
+                continue
+            soup.pops.append(int(pops[b]))
+            if soup.gen >= self.max_gens:
+                self.finish(soup, cells[b], stable_only=False)
+                self.unstable += 1
+                keep[b] = False
+                continue
+            history = soup.pops
+            lag = LAG // CHUNK
+            candidate = (
+                len(history) > 2 * lag
+                and history[-1] == history[-1 - lag] == history[-1 - 2 * lag]
+                and soup.gen - soup.last_event >= 2 * LAG
+            )
+            # Ash with a period that does not divide LAG never passes that test; now and then
+            # look for any short period in the sampled populations.
+            forced = (
+                not candidate
+                and soup.gen % FORCED_CHECK == 0
+                and _periodic_tail(history, soup.gen - soup.last_event)
+            )
+            if (candidate or forced) and soup.gen >= soup.next_check:
+                if self.finish(soup, cells[b], stable_only=True):
+                    keep[b] = False
+                else:
+                    soup.next_check = soup.gen + 2 * LAG
+        tier.cells = cells
+        tier.keep(keep)
+        return outgrown
+
+
+class _Tier:
+    """A batch of planes of one size: cells ``(B, size, size)`` and the soups on them."""
+
+    def __init__(self, size: int, capacity: int):
+        self.size = size
+        self.capacity = capacity
+        self.cells = np.zeros((0, size, size), dtype=np.uint8)
+        self.soups: list[_Soup] = []
+        self.pending: list[tuple[_Soup, np.ndarray]] = []
+
+    def admit(self) -> None:
+        """Place pending soups (cropped cells) in the middle of fresh planes."""
+        room = self.capacity - len(self.soups)
+        if not self.pending or room <= 0:
+            return
+        fresh, self.pending = self.pending[:room], self.pending[room:]
+        size = self.size
+        block = np.zeros((len(fresh), size, size), dtype=np.uint8)
+        for k, (soup, content) in enumerate(fresh):
+            h, w = content.shape
+            top, left = (size - h) // 2, (size - w) // 2
+            block[k, top : top + h, left : left + w] = content
+            self.soups.append(soup)
+        self.cells = np.concatenate([self.cells, block]) if len(self.cells) else block
+
+    def keep(self, mask: np.ndarray) -> None:
+        if not mask.all():
+            self.cells = self.cells[mask]
+            self.soups = [s for s, k in zip(self.soups, mask) if k]
+
+
+def _component(start: int, ys: np.ndarray, xs: np.ndarray, index: dict) -> set[int]:
+    """Indices of the 8-connected component of live cell ``start``."""
+    seen = {start}
+    todo = [start]
+    while todo:
+        i = todo.pop()
+        y, x = int(ys[i]), int(xs[i])
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                j = index.get((y + dy, x + dx))
+                if j is not None and j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+    return seen
+
+
+def _ships_clear(found, reach: int) -> bool:
+    """True when every spaceship has all other objects behind it (it can never hit them)."""
+    ships = [f for f in found if f.kind == "spaceship"]
+    if not ships:
+        return True
+    gap = 2 * reach + 1
+    for ship in ships:
+        sy, sx = np.nonzero(ship.cells)
+        sy, sx = sy + ship.origin[1], sx + ship.origin[0]
+        rest = [f for f in found if f is not ship and f.behaviour is not None and f.behaviour.displacement != ship.behaviour.displacement]
+        if not rest:
+            continue
+        oy = np.concatenate([np.nonzero(f.cells)[0] + f.origin[1] for f in rest])
+        ox = np.concatenate([np.nonzero(f.cells)[1] + f.origin[0] for f in rest])
+        dx, dy = ship.behaviour.displacement
+        away = (
+            (dx < 0 and ox.min() > sx.max() + gap)
+            or (dx > 0 and ox.max() < sx.min() - gap)
+            or (dy < 0 and oy.min() > sy.max() + gap)
+            or (dy > 0 and oy.max() < sy.min() - gap)
+        )
+        if not away:
+            return False
+    return True
+
+
+def _outbound(displacement, gy, gx, oy, ox, size, guard, reach) -> bool:
+    """A spaceship in the guard band that heads out and has everything else behind it."""
+    dx, dy = displacement
+    gap = 2 * reach + 1
+    checks = []
+    if dx < 0 and gx.min() < guard:
+        checks.append(ox.size == 0 or ox.min() > gx.max() + gap)
+    if dx > 0 and gx.max() >= size - guard:
+        checks.append(ox.size == 0 or ox.max() < gx.min() - gap)
+    if dy < 0 and gy.min() < guard:
+        checks.append(oy.size == 0 or oy.min() > gy.max() + gap)
+    if dy > 0 and gy.max() >= size - guard:
+        checks.append(oy.size == 0 or oy.max() < gy.min() - gap)
+    return any(checks)
+
+
+def soup_search(
+    count: int,
+    rule: str | Rule | None = None,
+    *,
+    seed: int = 0,
+    density: float = 0.5,
+    max_gens: int = 20000,
+    batch: int = 256,
+    backend: str = "auto",
+    device: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    grids: np.ndarray | None = None,
+) -> SoupSearchResult:
+    """Run ``count`` random 16x16 soups of ``density`` under a two-state ``rule`` and census their ash.
+
+    Soups are reproducible from ``seed`` (soup ``i`` is the ``i``-th 16x16 draw of
+    ``numpy.random.default_rng(seed)``). ``backend="auto"`` picks the fastest engine that supports
+    the rule (bit-packed on a GPU, bit-packed on the CPU, torch, NumPy). ``progress(done, count)``
+    is called as soups finish. ``grids``: run these ``(N, h, w)`` starting grids instead of
+    random soups (``count`` is then ignored).
+    """
+    if grids is not None:
+        grids = np.asarray(grids, dtype=np.uint8)
+        if grids.ndim != 3 or grids.shape[1] > FIRST_PLANE // 2 or grids.shape[2] > FIRST_PLANE // 2:
+            raise GridError(f"grids must be (N, h, w) with h, w <= {FIRST_PLANE // 2}, got shape {grids.shape}")
+        count = len(grids)
+    if count < 0:
+        raise GridError(f"soup count must be non-negative, got {count}")
+    if not 0.0 <= density <= 1.0:
+        raise GridError(f"density must lie in [0, 1], got {density}")
+    if max_gens < 1:
+        raise GridError(f"max_gens must be positive, got {max_gens}")
+    rule_value = as_rule(rule)
+    if rule_value.n_states != 2:
+        raise RuleError(f"soup search needs a two-state rule; this one has {rule_value.n_states} states", rule_value.canonical())
+    engine, chosen = pick_engine(rule_value, backend, device)
+    search = _Search(rule_value, engine, chosen, max(1, batch), max_gens)
+    rng = np.random.default_rng(seed)
+    issued = [0]
+    began = time.perf_counter()
+
+    def source() -> tuple[_Soup, np.ndarray] | None:
+        if issued[0] >= count:
+            return None
+        if progress is not None and issued[0] % 100 == 0:
+            progress(issued[0], count)
+        if grids is not None:
+            cells = grids[issued[0]]
+        else:
+            cells = (rng.random((SOUP_SIZE, SOUP_SIZE)) < density).astype(np.uint8)
+        soup = _Soup(issued[0])
+        issued[0] += 1
+        return soup, cells
+
+    search.run(source)
+    seconds = time.perf_counter() - began
+    if progress is not None:
+        progress(count, count)
+    return SoupSearchResult(
+        counts=sorted_counts(search.counts),
+        soups=count,
+        seconds=seconds,
+        generations=search.generations,
+        unstable=search.unstable,
+        engine=engine.name,
+        device=chosen,
+        rule=rule_value.canonical(),
+        escaped=search.escaped,
+        promoted=search.promoted,
+    )
