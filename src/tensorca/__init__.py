@@ -22,6 +22,7 @@ from .rules import parse_rule, parse_spec
 from .simulate import run
 from .soup import random_soup
 from .topology import Topology, parse_topology
+from .verify import verify
 
 __version__ = "0.1.0"
 
@@ -46,4 +47,5 @@ __all__ = [
     "random_soup",
     "run",
     "save",
+    "verify",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from . import cli_render, cli_soup
 from . import io as pattern_io
 from .engines import engine_names
 from .errors import TensorcaError
@@ -133,6 +134,50 @@ def cmd_rule(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from rich import box
+
+    from .verify import FAMILIES, VerifyRow, describe, verify
+
+    devices = None if args.device in (None, "all") else [args.device]
+    engines = args.engines.split(",") if args.engines else None
+    families = args.family.split(",") if args.family else None
+
+    def on_row(row: VerifyRow) -> None:
+        if row.skipped is None and sys.stderr.isatty():
+            err.print(f"  {row.engine} {row.device} {row.family} {row.topology}: {row.identical}/{row.grids}", highlight=False)
+
+    report = verify(engines, devices, grids=args.grids, generations=args.gens, seed=args.seed,
+                    families=families or FAMILIES, control=not args.no_control, on_row=on_row)
+    table = Table(title=f"tensorca verify: {args.grids} random grids per row, {args.gens} generations, "
+                        f"seed {args.seed}, against the NumPy reference", box=box.SIMPLE_HEAD)
+    for column in ("engine", "device", "family", "topology", "grids", "identical"):
+        table.add_column(column, justify="right" if column in ("grids", "identical") else "left", no_wrap=True)
+    table.add_column("first mismatch", no_wrap=True)
+    skipped: dict[tuple[str, str], list[str]] = {}
+    for row in report.rows:
+        if row.skipped is not None:
+            families_skipped = skipped.setdefault((row.engine, row.device), [])
+            if row.family not in families_skipped:
+                families_skipped.append(row.family)
+            continue
+        style = None if row.passed else "bold red"
+        cell = row.first_cell or "-"
+        if row.control:
+            cell = f"caught: {cell}" if row.passed else "NOT CAUGHT"
+        table.add_row(row.engine, row.device, row.family, row.topology, str(row.grids), str(row.identical), cell,
+                      style=style)
+    (out if out.is_terminal else Console(width=120)).print(table)
+    for row in report.rows:
+        if row.skipped is None and (row.control or not row.passed):
+            out.print(f"{row.engine} {row.device} {row.family} {row.topology}: {describe(row)}", highlight=False)
+    for (engine, device), names in skipped.items():
+        out.print(f"{engine} on {device} does not support (skipped): {', '.join(names)}", highlight=False)
+    out.print("all engines bit-identical to the reference; the zero-padding control was caught"
+              if report.ok else f"FAILED: {len(report.failures())} row(s) above", highlight=False)
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tensorca", description="Cellular automata with Golly's semantics on NumPy and PyTorch.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -158,6 +203,20 @@ def build_parser() -> argparse.ArgumentParser:
     p_rule = sub.add_parser("rule", help="print a rule's canonical form and family")
     p_rule.add_argument("text")
     p_rule.set_defaults(func=cmd_rule)
+
+    p_verify = sub.add_parser("verify", help="check every engine bit for bit against the NumPy reference")
+    p_verify.add_argument("--device", default=None, help="cpu, cuda or all (default: every device each engine has here)")
+    p_verify.add_argument("--engines", help="comma-separated engine names (default: every available engine)")
+    p_verify.add_argument("--family", help="comma-separated rule families (default: all)")
+    p_verify.add_argument("--grids", type=int, default=20, help="random grids per row (default 20)")
+    p_verify.add_argument("--gens", type=int, default=16, help="generations per grid (default 16)")
+    p_verify.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p_verify.add_argument("--no-control", action="store_true", help="skip the zero-padding negative control")
+    p_verify.set_defaults(func=cmd_verify)
+
+    # Commands that live in their own modules register themselves.
+    for module in (cli_render, cli_soup):
+        module.add_parser(sub)
     return parser
 
 
