@@ -16,7 +16,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from . import cli_render, cli_soup
+from . import cli_loader_bench, cli_render, cli_soup
 from . import io as pattern_io
 from .engines import engine_names
 from .errors import TensorcaError
@@ -215,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_verify.set_defaults(func=cmd_verify)
 
     # Commands that live in their own modules register themselves.
-    for module in (cli_render, cli_soup):
+    for module in (cli_render, cli_soup, cli_loader_bench):
         module.add_parser(sub)
     return parser
 

@@ -6,19 +6,14 @@ Prints generations, population and cell updates per second for each run.
 from __future__ import annotations
 
 import time
-from importlib import resources
 
 from rich.console import Console
 from rich.table import Table
 
 from . import io as pattern_io
+from .data import pattern_path
 from .simulate import run
 from .soup import random_soup
-
-
-def pattern_path(name: str) -> str:
-    """Filesystem path of a pattern bundled with tensorca (e.g. ``"gosper_gun.rle"``)."""
-    return str(resources.files("tensorca").joinpath("data", "patterns", name))
 
 
 def main() -> None:
