@@ -1,0 +1,77 @@
+"""Summarise one `scripts/gpu_check.sh` run as Markdown for BENCHMARKS.md.
+
+Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton Y"
+
+Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (tests.txt, verify.txt,
+torch_eager.txt, torch_compiled.txt, bitpack_gpu.json) and prints a short report: the test and
+verify verdicts, the torch tables as measured, and for each bit-packed grid the best configuration
+against the counted memory floor (one read and one write of every 32-bit word per generation).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+#: Device-to-device copy bandwidth measured on this workplace's H200s (bytes read + written).
+MEASURED_BANDWIDTH = 4.3e12
+
+
+def last_line(path: Path) -> str:
+    if not path.exists():
+        return "(no log)"
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    return lines[-1] if lines else "(empty)"
+
+
+def markdown_tables(path: Path) -> str:
+    if not path.exists():
+        return "(no log)\n"
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.startswith("|")]
+    return "\n".join(lines) + "\n" if lines else f"(no table; last line: {last_line(path)})\n"
+
+
+def bitpack_rows(path: Path) -> str:
+    if not path.exists():
+        return "(no bitpack_gpu.json)\n"
+    data = json.loads(path.read_text())
+    out = ["| grid | best config | best CUPS | 1 gen/launch | floor (1 pass) | best / floor | dense-conv |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for row in data["rows"]:
+        numeric = {k: v for k, v in row.items() if isinstance(v, (int, float)) and (k.startswith("g") or k in ("whole", "graph_step"))
+                   and k != "gens"}
+        if not numeric:
+            continue
+        best_key = max(numeric, key=numeric.get)
+        one = next((v for k, v in numeric.items() if k.startswith("g1_")), None)
+        cells = row["bytes_per_gen"] * 8 / 2  # bits per generation / 2 (read + write) = cells
+        floor = cells / (row["bytes_per_gen"] / MEASURED_BANDWIDTH)
+        conv = row.get("dense_conv")
+        out.append(
+            f"| {row['grid']} | {best_key} | {numeric[best_key] / 1e12:.2f} T | "
+            f"{(one or 0) / 1e12:.2f} T | {floor / 1e12:.1f} T | {numeric[best_key] / floor:.2f} | "
+            f"{conv / 1e9:.0f} G |" if isinstance(conv, (int, float)) else
+            f"| {row['grid']} | {best_key} | {numeric[best_key] / 1e12:.2f} T | "
+            f"{(one or 0) / 1e12:.2f} T | {floor / 1e12:.1f} T | {numeric[best_key] / floor:.2f} | - |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    results, gpu, versions = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    print(f"## GPU: {gpu} ({time.strftime('%Y-%m-%d')}, {versions})\n")
+    print("Measured by `scripts/gpu_check.sh` (commands and logs in that script).\n")
+    print(f"- tests on CUDA: {last_line(results / 'tests.txt')}")
+    print(f"- verify --device cuda: {last_line(results / 'verify.txt')}\n")
+    print("torch engine (B3/S23, torus; M cell updates/s, ratio to the first variant):\n")
+    print(markdown_tables(results / "torch_eager.txt"))
+    print(markdown_tables(results / "torch_compiled.txt"))
+    print("bitpack-gpu (B3/S23, torus; floor = bytes of one read and one write per word per generation at "
+          f"{MEASURED_BANDWIDTH / 1e12:.1f} TB/s measured copy bandwidth):\n")
+    print(bitpack_rows(results / "bitpack_gpu.json"))
+
+
+if __name__ == "__main__":
+    main()
