@@ -23,6 +23,16 @@ def sha256_grid(grid: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(grid, dtype=np.uint8).tobytes()).hexdigest()
 
 
+def golden_start_grid(case: dict) -> np.ndarray:
+    """A bounded case's initial state on its full (height, width) grid: RLE (x, y) at [y, x]."""
+    from tensorca import io as pattern_io
+
+    pattern = pattern_io.loads(case["initial_rle"])
+    grid = np.zeros((case["height"], case["width"]), dtype=np.uint8)
+    grid[: pattern.cells.shape[0], : pattern.cells.shape[1]] = pattern.cells
+    return grid
+
+
 @pytest.fixture(scope="session")
 def golden() -> dict[str, dict]:
     return {case["name"]: case for case in golden_cases()}

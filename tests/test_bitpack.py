@@ -25,7 +25,7 @@ from tensorca.rules import parse_rule, parse_spec
 from tensorca.rules.base import TableRule
 from tensorca.topology import Topology
 
-from .conftest import golden_cases, sha256_grid
+from .conftest import golden_cases, golden_start_grid, sha256_grid
 
 PARITY_RULES = [
     "B3/S23",
@@ -250,19 +250,12 @@ BITPACK_GOLDEN = [
 ]
 
 
-def golden_start(case: dict) -> np.ndarray:
-    from tensorca import io as pattern_io
-
-    pattern = pattern_io.loads(case["initial_rle"])
-    grid = np.zeros((case["height"], case["width"]), dtype=np.uint8)
-    grid[: pattern.cells.shape[0], : pattern.cells.shape[1]] = pattern.cells
-    return grid
 
 
 @pytest.mark.parametrize("case", BITPACK_GOLDEN, ids=[c["name"] for c in BITPACK_GOLDEN])
 def test_cpu_golden(cpu, case):
     rule, topology = parse_spec(case["rule"])
-    grid = golden_start(case)[None]
+    grid = golden_start_grid(case)[None]
     assert sha256_grid(grid[0]) == case["initial_sha256"]
     # the population trace one generation at a time, and the whole run in one packed call
     trace = [int(grid.sum())]

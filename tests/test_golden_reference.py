@@ -10,17 +10,11 @@ from tensorca.engines import get_engine
 from tensorca.rules import parse_spec
 from tensorca.simulate import run
 
-from .conftest import golden_cases, sha256_grid
+from .conftest import golden_cases, golden_start_grid, sha256_grid
 
 CASES = golden_cases()
 
 
-def start_grid(case: dict) -> np.ndarray:
-    """The case's initial state on its full (height, width) grid, RLE (x, y) at [y, x]."""
-    pattern = pattern_io.loads(case["initial_rle"])
-    grid = np.zeros((case["height"], case["width"]), dtype=np.uint8)
-    grid[: pattern.cells.shape[0], : pattern.cells.shape[1]] = pattern.cells
-    return grid
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
@@ -35,7 +29,7 @@ def test_canonical_rule_matches_golly(case):
 def test_bounded_case(case):
     rule, topology = parse_spec(case["rule"])
     engine = get_engine("numpy")
-    grid = start_grid(case)[None]
+    grid = golden_start_grid(case)[None]
     assert sha256_grid(grid[0]) == case["initial_sha256"]
     trace = [int(np.count_nonzero(grid))]
     for _ in range(case["generations"]):

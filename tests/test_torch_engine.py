@@ -14,9 +14,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from .conftest import golden_cases, sha256_grid  # noqa: E402
+from .conftest import golden_cases, golden_start_grid, sha256_grid  # noqa: E402
 
-from tensorca import io as pattern_io  # noqa: E402
 from tensorca.engines import get_engine  # noqa: E402
 from tensorca.engines import torch_kernels as K  # noqa: E402
 from tensorca.engines.torch_engine import TorchEngine  # noqa: E402
@@ -49,11 +48,6 @@ def on_device(cells: np.ndarray) -> "torch.Tensor":
     return torch.from_numpy(cells).to(DEVICE)
 
 
-def start_grid(case: dict) -> np.ndarray:
-    pattern = pattern_io.loads(case["initial_rle"])
-    grid = np.zeros((case["height"], case["width"]), dtype=np.uint8)
-    grid[: pattern.cells.shape[0], : pattern.cells.shape[1]] = pattern.cells
-    return grid
 
 
 # -- Golly's golden cases ----------------------------------------------------------------------
@@ -63,7 +57,7 @@ def start_grid(case: dict) -> np.ndarray:
 def test_golden_case(case):
     """Final hash and the whole population trace (counted on the device, read once)."""
     rule, topology = parse_spec(case["rule"])
-    grid = on_device(start_grid(case)[None])
+    grid = on_device(golden_start_grid(case)[None])
     final, population = ENGINE.advance_observed(grid, rule, topology, case["generations"])
     assert final.device.type == torch.device(DEVICE).type and final.dtype == torch.uint8
     assert population.device == final.device
@@ -77,7 +71,7 @@ DENSE_CASES = ("life_T64_gen1", "diehard_T48_130", "glider_T32x24_cycle", "glide
 @pytest.mark.parametrize("case", [c for c in BOUNDED if c["name"] in DENSE_CASES], ids=lambda c: c["name"])
 def test_golden_life_on_dense_conv(case):
     rule, topology = parse_spec(case["rule"])
-    final = get_engine("dense-conv").advance(on_device(start_grid(case)[None]), rule, topology, case["generations"])
+    final = get_engine("dense-conv").advance(on_device(golden_start_grid(case)[None]), rule, topology, case["generations"])
     assert sha256_grid(final[0].cpu().numpy()) == case["final_sha256"]
 
 

@@ -33,6 +33,7 @@ import torch.nn.functional as F
 
 from ..rules.base import TABLE_WEIGHTS
 from ..topology import Topology
+from .numpy_reference import mask_runs  # the runs of a mask are plain Python: share them
 
 
 def wrap_index(size: int, radius: int, device: torch.device) -> torch.Tensor:
@@ -84,22 +85,6 @@ def moore_box_count(alive: torch.Tensor, kind: str) -> torch.Tensor:
     padded = pad(alive, 1, kind)
     rows = padded[:, :, :width] + padded[:, :, 1 : width + 1] + padded[:, :, 2:]
     return rows[:, :height] + rows[:, 1 : height + 1] + rows[:, 2:]
-
-
-def mask_runs(mask: np.ndarray) -> list[tuple[int, int, int]]:
-    """``(dy, first, last)`` for every horizontal run of ones in a 2-D 0/1 mask (inclusive)."""
-    runs = []
-    for dy, row in enumerate(np.asarray(mask)):
-        dx = 0
-        while dx < len(row):
-            if row[dx]:
-                start = dx
-                while dx < len(row) and row[dx]:
-                    dx += 1
-                runs.append((dy, start, dx - 1))
-            else:
-                dx += 1
-    return runs
 
 
 @dataclasses.dataclass(frozen=True)

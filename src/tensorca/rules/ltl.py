@@ -200,7 +200,7 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
         raise fail("expected S<counts> after C<states>", src, rest[0][1] if rest else end)
     surv: list[tuple[int, int, int]] = []
     birth: list[tuple[int, int, int]] = []
-    target, nb, npos, seen_b = surv, "M", None, False
+    target, nb, seen_b = surv, "M", False
     for i, (text, pos) in enumerate(rest):
         item, ipos = text, pos
         if i == 0:
@@ -212,7 +212,7 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
                 raise fail("missing B<counts> before the neighbourhood", src, pos)
             if i != len(rest) - 1:
                 raise fail("the neighbourhood must end the rule", src, rest[i + 1][1])
-            nb, npos = _neighbourhood(src, text, pos), pos
+            nb = _neighbourhood(src, text, pos)
             break
         if item == "":
             if (i == 0 or target is birth and text.startswith("B")):
