@@ -23,7 +23,8 @@ from tensorca.rules import parse_rule, parse_spec  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 
 from .conftest import golden_cases, sha256_grid  # noqa: E402
-from .test_bitpack import PARITY_RULES, golden_start  # noqa: E402
+from .conftest import golden_start_grid  # noqa: E402
+from .test_bitpack import PARITY_RULES  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +118,7 @@ GOLDEN_INTERPRETED = [c for c in GOLDEN if c["generations"] <= 200]
 def test_interpreted_golden(interp, case):
     """Golly's final states, whole run in one launch of the whole-grid kernel."""
     rule, topology = parse_spec(case["rule"])
-    grid = golden_start(case)[None]
+    grid = golden_start_grid(case)[None]
     out = get_engine("bitpack-gpu").advance(torch.from_numpy(grid), rule, topology, case["generations"])
     assert sha256_grid(out[0].numpy()) == case["final_sha256"]
 
@@ -143,6 +144,6 @@ def test_cuda_kernels_match_reference(text):
 @pytest.mark.parametrize("case", GOLDEN, ids=[c["name"] for c in GOLDEN])
 def test_cuda_golden(case):
     rule, topology = parse_spec(case["rule"])
-    grid = torch.from_numpy(golden_start(case)[None]).cuda()
+    grid = torch.from_numpy(golden_start_grid(case)[None]).cuda()
     out = get_engine("bitpack-gpu").advance(grid, rule, topology, case["generations"])
     assert sha256_grid(out[0].cpu().numpy()) == case["final_sha256"]
