@@ -5,7 +5,7 @@ Public API::
     import tensorca
     rule = tensorca.parse_rule("B36/S23")             # Golly rule strings, canonical spellings
     pattern = tensorca.load("gosper_gun.rle")          # RLE, .cells, Life 1.05/1.06, gzip
-    later = tensorca.run(pattern, generations=300)     # same kind of object back
+    later = tensorca.run(pattern, generations=300)     # same kind of object back; backend="auto"
     grid = tensorca.run(numpy_grid, "B3/S23", 100)     # an array is a torus of its own shape
     history = tensorca.elementary(30, row, 64)         # 1-D Wolfram rules, all 256
 
@@ -15,18 +15,41 @@ needs them is chosen.
 
 from .elementary import elementary
 from .engines import engine_names, get_engine
-from .errors import EngineError, GridError, PatternError, RuleError, TensorcaError, TopologyError
+from .errors import (
+    CheckpointError,
+    EngineError,
+    GridError,
+    MemoryBudgetError,
+    PatternError,
+    RuleError,
+    TensorcaError,
+    TopologyError,
+)
 from .io import dumps, load, loads, save
 from .pattern import Pattern
 from .rules import parse_rule, parse_spec
-from .simulate import run
+from .simulate import Population, explain, resume, run
 from .soup import random_soup
 from .topology import Topology, parse_topology
 from .verify import verify
 
 __version__ = "0.1.0"
 
+
+def bench(*args, **kwargs):
+    """Benchmark the engines here: see :func:`tensorca.benchmark.bench` (imported on first use)."""
+    from .benchmark import bench as _bench
+
+    return _bench(*args, **kwargs)
+
+
 __all__ = [
+    "CheckpointError",
+    "MemoryBudgetError",
+    "Population",
+    "bench",
+    "explain",
+    "resume",
     "EngineError",
     "GridError",
     "Pattern",

@@ -16,7 +16,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from . import cli_loader_bench, cli_render, cli_soup
+from . import cli_bench, cli_loader_bench, cli_render, cli_soup
 from . import io as pattern_io
 from .engines import engine_names
 from .errors import TensorcaError
@@ -44,23 +44,63 @@ def progress_bar(enabled: bool, total: int) -> Iterator[ProgressCallback | None]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    if (args.file is None) == (args.soup is None):
-        raise TensorcaError("give either a pattern FILE or --soup WIDTHxHEIGHT")
-    rule_value, _ = resolve_rule(args.rule)
+    from .simulate import Interrupted, Population, explain
+
+    if args.resume is not None:
+        if args.file is not None or args.soup is not None:
+            raise TensorcaError("--resume continues a checkpoint; do not also give a FILE or --soup")
+    elif (args.file is None) == (args.soup is None):
+        raise TensorcaError("give either a pattern FILE or --soup WIDTHxHEIGHT (or --resume CHECKPOINT)")
+    if args.checkpoint_every is not None and args.checkpoint is None and args.resume is None:
+        raise TensorcaError("--checkpoint-every needs --checkpoint FILE")
+    start_generation = 0
     state: Pattern | np.ndarray
-    if args.file is not None:
+    if args.resume is not None:
+        from . import checkpoint as checkpoint_io
+
+        saved = checkpoint_io.load(args.resume)
+        state = saved.state
+        rule_value = saved.rule
+        if args.rule is not None and resolve_rule(args.rule)[0].canonical() != saved.rule.canonical():
+            raise TensorcaError(f"--rule {args.rule} differs from the checkpoint's rule {saved.rule.canonical()}")
+        topology = saved.topology
+        rule_arg = saved.rule
+        start_generation = saved.generation if not isinstance(state, Pattern) else 0
+        label = f"{os.path.basename(args.resume)} (resumed at generation {saved.generation})"
+    elif args.file is not None:
+        rule_value, _ = resolve_rule(args.rule)
+        rule_arg = args.rule
         state = pattern_io.load(args.file)
         topology = args.topology
         label = os.path.basename(args.file)
     else:
+        rule_value, _ = resolve_rule(args.rule)
+        rule_arg = args.rule
         height, width = parse_size(args.soup)
         state = random_soup(height, width, args.density, args.seed, args.batch, n_states=rule_value.n_states)
         topology = _soup_topology(args.topology, height, width)
         label = f"soup {width}x{height}, density {args.density}, seed {args.seed}"
         label += f", batch {args.batch}" if args.batch else ""
+    checkpoint = args.checkpoint or (args.resume if args.checkpoint_every is not None else None)
+    if args.explain:
+        every = args.checkpoint_every
+        calls = len(range(0, args.gens, every)) if every else 1
+        choice = explain(state, rule_arg, args.gens, topology=topology, device=args.device, calls=max(calls, 1))
+        out.print(choice.describe(), highlight=False, markup=False)
+        if args.backend != "auto":
+            out.print(f"(--backend {args.backend} given: running that engine instead)", highlight=False)
+    observer = Population(every=args.population_every) if args.population else None
+    max_bytes = _parse_bytes(args.max_bytes) if args.max_bytes else None
     with progress_bar(not args.no_progress, args.gens) as progress:
         began = time.perf_counter()
-        result = run(state, args.rule, args.gens, backend=args.backend, topology=topology, progress=progress)
+        try:
+            result = run(state, rule_arg, args.gens, backend=args.backend, topology=topology, device=args.device,
+                         progress=progress, max_bytes=max_bytes, observe=observer, checkpoint=checkpoint,
+                         checkpoint_every=args.checkpoint_every, start_generation=start_generation)
+        except Interrupted as stop:
+            err.print(f"tensorca: interrupted; generation {stop.generation} saved to {stop.path} "
+                      f"(continue with: tensorca run --resume {stop.path} --gens N)", markup=False, highlight=False)
+            return 130
         seconds = time.perf_counter() - began
 
     summary = Table(title=label, show_header=False)
@@ -75,14 +115,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         cells_per_generation = result.cells.size if result.topology.bounded else None
     else:
         grids = result if result.ndim == 3 else result[None]
-        final = Pattern(cells=grids[0], rule=rule_value, topology=topology)
+        shown_topology = topology if isinstance(topology, Topology) else Topology.torus(grids.shape[2], grids.shape[1])
+        final = Pattern(cells=grids[0], rule=rule_value, topology=shown_topology)
         populations = [int(p) for p in np.count_nonzero(grids, axis=(1, 2))]
         summary.add_row("rule", rule_value.canonical())
-        summary.add_row("topology", str(topology))
-        summary.add_row("generations", str(args.gens))
+        summary.add_row("topology", str(shown_topology))
+        summary.add_row("generations", str(args.gens) if not start_generation else f"{start_generation + args.gens} ({args.gens} run here)")
         summary.add_row("population", " ".join(map(str, populations[:8])) + (" ..." if len(populations) > 8 else ""))
         cells_per_generation = result.size
-    summary.add_row("backend", args.backend)
+    summary.add_row("backend", _backend_label(args, state, rule_arg, topology))
     summary.add_row("time", f"{seconds:.3f} s")
     if args.gens and seconds > 0:
         summary.add_row("generations/s", f"{args.gens / seconds:,.1f}")
@@ -91,8 +132,42 @@ def cmd_run(args: argparse.Namespace) -> int:
     out.print(summary)
     if args.out:
         pattern_io.save(args.out, final)
-        out.print(f"wrote {args.out}" + (" (the first grid of the batch)" if args.batch else ""))
+        batched = not isinstance(result, Pattern) and result.ndim == 3 and result.shape[0] > 1
+        out.print(f"wrote {args.out}" + (" (the first grid of the batch)" if batched else ""))
+    if checkpoint is not None:
+        out.print(f"checkpoint {checkpoint} (generation {start_generation + args.gens if not isinstance(result, Pattern) else result.generation})")
+    if observer is not None:
+        observer.to_csv(args.population)
+        out.print(f"wrote {args.population} ({len(observer.generations)} samples)")
     return 0
+
+
+def _backend_label(args: argparse.Namespace, state, rule, topology) -> str:
+    if args.backend != "auto":
+        return args.backend
+    from .simulate import explain
+
+    try:
+        choice = explain(state, rule, args.gens, topology=topology, device=args.device)
+    except TensorcaError:
+        return "auto"
+    return f"auto: {choice.engine} ({choice.device})"
+
+
+def _parse_bytes(text: str) -> int:
+    """``"64M"``, ``"2GiB"``, ``"100000"`` -> bytes."""
+    units = {"": 1, "k": 1 << 10, "kb": 10**3, "kib": 1 << 10, "m": 1 << 20, "mb": 10**6, "mib": 1 << 20,
+             "g": 1 << 30, "gb": 10**9, "gib": 1 << 30, "t": 1 << 40, "tb": 10**12, "tib": 1 << 40}
+    raw = text.strip().lower().replace(" ", "")
+    number = raw.rstrip("kmgtib")
+    unit = raw[len(number):]
+    try:
+        value = float(number)
+    except ValueError:
+        raise TensorcaError(f"--max-bytes {text!r} is not a size such as 512M or 2G") from None
+    if unit not in units or value <= 0:
+        raise TensorcaError(f"--max-bytes {text!r} is not a size such as 512M or 2G")
+    return int(value * units[unit])
 
 
 def _soup_topology(topology: str | None, height: int, width: int) -> Topology:
@@ -187,13 +262,22 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--gens", type=int, required=True, help="generations to run")
     p_run.add_argument("--rule", help="rule string, e.g. B36/S23 or 345/2/4:T128,128 (default: the file's, else B3/S23)")
     p_run.add_argument("--topology", help="Golly suffix such as :T256,256 or :P64,64 (soups: T or P for their own size)")
-    p_run.add_argument("--backend", default="numpy", help=f"engine name ({', '.join(engine_names())})")
+    p_run.add_argument("--backend", default="auto",
+                       help=f"engine name ({', '.join(engine_names())}), or auto (default): the predicted fastest")
+    p_run.add_argument("--device", default=None, help="device for torch/GPU engines (default: auto's choice, or cpu)")
+    p_run.add_argument("--explain", action="store_true", help="print auto's choice and every engine's predicted cost")
     p_run.add_argument("--out", help="write the final pattern here (.rle, .cells, .lif, optionally .gz)")
     p_run.add_argument("--soup", metavar="WxH", help="start from a random soup of this size instead of a file")
     p_run.add_argument("--density", type=float, default=0.5, help="soup density (default 0.5)")
     p_run.add_argument("--seed", type=int, default=None, help="soup random seed")
     p_run.add_argument("--batch", type=int, default=None, help="run this many soups at once as a (B, H, W) batch")
     p_run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p_run.add_argument("--max-bytes", help="memory budget for the engine (e.g. 512M, 2G); larger batches run in chunks")
+    p_run.add_argument("--checkpoint", metavar="FILE.npz", help="write the state here atomically (every N with --checkpoint-every, at the end, on Ctrl-C)")
+    p_run.add_argument("--checkpoint-every", type=int, metavar="N", help="checkpoint every N generations")
+    p_run.add_argument("--resume", metavar="FILE.npz", help="continue a checkpoint for --gens more generations")
+    p_run.add_argument("--population", metavar="FILE.csv", help="write the population per generation (see --population-every)")
+    p_run.add_argument("--population-every", type=int, default=1, metavar="K", help="sample the population every K generations (default 1)")
     p_run.set_defaults(func=cmd_run)
 
     p_info = sub.add_parser("info", help="describe a pattern file")
@@ -215,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_verify.set_defaults(func=cmd_verify)
 
     # Commands that live in their own modules register themselves.
-    for module in (cli_render, cli_soup, cli_loader_bench):
+    for module in (cli_render, cli_soup, cli_loader_bench, cli_bench):
         module.add_parser(sub)
     return parser
 

@@ -66,3 +66,19 @@ class EngineError(TensorcaError, ValueError):
 
 class GridError(TensorcaError, ValueError):
     """An input grid with the wrong shape, dtype or cell states for the rule or topology."""
+
+
+class MemoryBudgetError(TensorcaError, MemoryError):
+    """A single grid needs more memory than the device (or the ``max_bytes`` budget) offers.
+
+    ``needed`` and ``available`` are bytes; the message says what to change.
+    """
+
+    def __init__(self, message: str, needed: int | None = None, available: int | None = None):
+        self.needed = needed
+        self.available = available
+        super().__init__(message)
+
+
+class CheckpointError(TensorcaError, ValueError):
+    """A checkpoint file that is missing, malformed, or does not match the run resuming it."""

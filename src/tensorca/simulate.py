@@ -3,19 +3,41 @@
 ``run`` returns the same kind of object it was given: a :class:`~tensorca.pattern.Pattern` (origin
 and generation kept up to date), a NumPy array (``(H, W)`` or ``(B, H, W)``), or a torch tensor
 (on its original device).
+
+Around the engine call it does four things, all without changing the result by a single bit:
+
+- **choosing**: ``backend="auto"`` (the default) asks :mod:`tensorca.costmodel` for the engine
+  and device predicted fastest for this rule, shape, batch and run length, among those that
+  support the rule (:func:`explain` shows the comparison);
+- **memory planning**: a batch whose working set (``engine.bytes_needed``) does not fit the
+  device (or ``max_bytes``) is split into chunks; an out-of-memory error halves the chunk and
+  retries, keeping finished chunks; a single grid that cannot fit raises
+  :class:`~tensorca.errors.MemoryBudgetError` with the numbers;
+- **checkpoints**: ``checkpoint=FILE, checkpoint_every=N`` writes the state atomically every
+  ``N`` generations and at the end (:mod:`tensorca.checkpoint`); Ctrl-C writes the last completed
+  state before :class:`Interrupted` propagates; :func:`resume` continues bit for bit;
+- **observers**: ``observe=Population(every=k)`` collects the population every ``k`` generations
+  on the device (torch engines count inside :meth:`~tensorca.engines.torch_engine.TorchEngine.advance_observed`)
+  and reads it back once at the end.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gc
+import os
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from . import checkpoint as checkpoint_io
+from . import costmodel
 from .arrays import as_uint8_grid, as_uint8_tensor, is_tensor, like_input, max_state, to_engine
 from .engines import get_engine
 from .engines.base import Engine
-from .errors import EngineError, GridError, TopologyError
+from .errors import EngineError, GridError, MemoryBudgetError, TopologyError
 from .pattern import Pattern
 from .rules import parse_rule, parse_spec
 from .rules.base import Rule
@@ -23,6 +45,8 @@ from .topology import Topology, parse_topology
 from .unbounded import advance_unbounded
 
 DEFAULT_RULE = "B3/S23"
+#: ``run``'s default backend: the engine the cost model predicts fastest.
+DEFAULT_BACKEND = "auto"
 
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after each chunk of generations."""
@@ -78,25 +102,447 @@ def choose_engine(backend: str | Engine, rule: Rule, topology: Topology) -> Engi
     return engine
 
 
+
+
+# -- observers --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Population:
+    """Observer: the number of non-zero cells of every grid every ``every`` generations.
+
+    Pass it as ``run(..., observe=Population(every=k))``; after the run, ``generations`` is the
+    ``(n,)`` int64 array of generation numbers sampled (the start, then every multiple of ``k``;
+    a pattern counts from its own ``generation``) and ``values`` the ``(n, B)`` int64 populations
+    (``B = 1`` for a pattern or an ``(H, W)`` grid). Counting happens where the cells are (on the
+    GPU for torch engines) and the counts are read back once, when the run ends.
+    """
+
+    every: int = 1
+    generations: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.every, bool) or not isinstance(self.every, (int, np.integer)) or self.every < 1:
+            raise ValueError(f"Population(every=...) must be a positive integer, got {self.every!r}")
+        self.every = int(self.every)
+
+    def to_csv(self, path: str | os.PathLike) -> None:
+        """Write ``generation,population`` (one column per grid of a batch: ``population_0`` ...)."""
+        if self.values is None or self.generations is None:
+            raise ValueError("the observer has no values yet: pass it to run(..., observe=...) first")
+        columns = ["population"] if self.values.shape[1] == 1 else [f"population_{i}" for i in range(self.values.shape[1])]
+        with open(path, "w") as fh:
+            fh.write(",".join(["generation", *columns]) + "\n")
+            for gen, row in zip(self.generations, self.values):
+                fh.write(",".join([str(int(gen)), *(str(int(v)) for v in row)]) + "\n")
+
+
+def _population(cells: Any) -> Any:
+    """``(B,)`` int64 count of non-zero cells, computed where ``cells`` lives (no host sync for tensors)."""
+    if is_tensor(cells):
+        return (cells != 0).sum(dim=(1, 2))
+    return np.count_nonzero(np.asarray(cells), axis=(1, 2)).astype(np.int64)
+
+
+class _Samples:
+    """Population blocks ``(generations, values (k, B))`` gathered during a run, read back once."""
+
+    def __init__(self, observer: Population | None):
+        self.observer = observer
+        self.blocks: list[tuple[list[int], Any]] = []
+
+    def add(self, generations: list[int], values: Any) -> None:
+        if self.observer is not None and generations:
+            self.blocks.append((list(generations), values))
+
+    def finish(self, batch: int) -> None:
+        if self.observer is None:
+            return
+        tensors = [v for _, v in self.blocks if is_tensor(v)]
+        host_tensors: list[np.ndarray] = []
+        if tensors:  # one device -> host read for all of them
+            import torch
+
+            flat = torch.cat([t.reshape(-1).to(torch.int64).to(tensors[0].device) for t in tensors]).cpu().numpy()
+            offset = 0
+            for t in tensors:
+                n = t.numel()
+                host_tensors.append(flat[offset : offset + n].reshape(tuple(t.shape)))
+                offset += n
+        values, gens, it = [], [], iter(host_tensors)
+        for g, v in self.blocks:
+            v = next(it) if is_tensor(v) else np.asarray(v, dtype=np.int64)
+            values.append(np.asarray(v, dtype=np.int64).reshape(len(g), -1))
+            gens.extend(g)
+        self.observer.generations = np.asarray(gens, dtype=np.int64)
+        self.observer.values = np.concatenate(values, axis=0) if values else np.zeros((0, batch), np.int64)
+
+
+def _observed_segment(engine: Engine, cells: Any, rule: Rule, topology: Topology, k: int,
+                      observer: Population | None, gen0: int) -> tuple[Any, list[int], Any]:
+    """Advance ``k`` generations from absolute generation ``gen0``; also the populations sampled."""
+    if observer is None or k == 0:
+        return engine.advance(cells, rule, topology, k), [], None
+    wanted = [g for g in range(gen0 + 1, gen0 + k + 1) if g % observer.every == 0]
+    observed = getattr(engine, "advance_observed", None)
+    if observed is not None:
+        out, pop = observed(cells, rule, topology, k)  # (k + 1, B) on the device
+        if not wanted:
+            return out, [], None
+        if len(wanted) == k:
+            return out, wanted, pop[1:]
+        first = wanted[0] - gen0
+        return out, wanted, pop[first :: observer.every]
+    values, done, cur = [], gen0, cells
+    for target in wanted:
+        cur = engine.advance(cur, rule, topology, target - done)
+        done = target
+        values.append(_population(cur))
+    if done < gen0 + k:
+        cur = engine.advance(cur, rule, topology, gen0 + k - done)
+    if not values:
+        return cur, [], None
+    if is_tensor(values[0]):
+        import torch
+
+        return cur, wanted, torch.stack(values)
+    return cur, wanted, np.stack(values)
+
+
+# -- memory planning --------------------------------------------------------------------------
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def available_bytes(device: str | None) -> int | None:
+    """Bytes free for a run on ``device``: CUDA free + torch's cached memory, or the host's MemAvailable."""
+    kind = str(device or "cpu").split(":")[0]
+    if kind == "cuda":
+        import torch
+
+        dev = torch.device(device)
+        free, _total = torch.cuda.mem_get_info(dev)
+        free += torch.cuda.memory_reserved(dev) - torch.cuda.memory_allocated(dev)
+        return int(free * 0.9)
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 * 8 // 10
+    except OSError:
+        pass
+    return None
+
+
+def plan_chunk(engine: Engine, batch: int, shape: tuple[int, int], rule: Rule, device: str | None,
+               max_bytes: int | None = None) -> int:
+    """How many grids of the batch to advance per engine call so the working set fits.
+
+    ``max_bytes`` (if given) is the budget; otherwise what :func:`available_bytes` reports.
+    Raises :class:`MemoryBudgetError` when a single grid does not fit.
+    """
+    budget = max_bytes if max_bytes is not None else available_bytes(device)
+    if budget is None or batch <= 0:
+        return max(batch, 1)
+    need_all = engine.bytes_needed(batch, shape, rule)
+    if need_all <= budget:
+        return batch
+    one = engine.bytes_needed(1, shape, rule)
+    if one > budget:
+        _raise_too_big(engine, shape, rule, device, one, budget, max_bytes is not None)
+    per_grid = max(1, engine.bytes_needed(2, shape, rule) - one)
+    return max(1, min(batch, (budget - (one - per_grid)) // per_grid))
+
+
+def _raise_too_big(engine: Engine, shape: tuple[int, int], rule: Rule, device: str | None, needed: int,
+                   available: int | None, budget_given: bool) -> None:
+    height, width = shape
+    where = f"{device or 'cpu'}" + (" (the max_bytes budget)" if budget_given else "")
+    cells = height * width
+    hint = []
+    if engine.cell_bytes(rule) > 4.5:
+        hint.append("an engine with fewer bytes per cell (bitpack-cpu / bitpack-gpu need about 4 B/cell "
+                    "for two-state Moore rules)")
+    if budget_given:
+        hint.append("a larger max_bytes")
+    hint.append("a smaller grid")
+    raise MemoryBudgetError(
+        f"one {width}x{height} grid ({cells:,} cells) needs about {_fmt_bytes(needed)} with engine "
+        f"{engine.name!r} ({engine.cell_bytes(rule):.1f} B/cell), but only "
+        f"{_fmt_bytes(available or 0)} is available on {where}; try {', or '.join(hint)}",
+        needed=needed, available=available,
+    )
+
+
+def _is_oom(exc: BaseException) -> bool:
+    """An out-of-memory error from torch (``torch.cuda.OutOfMemoryError``) or NumPy (``MemoryError``)."""
+    if isinstance(exc, MemoryBudgetError):
+        return False
+    return type(exc).__name__ == "OutOfMemoryError" or isinstance(exc, MemoryError)
+
+
+def _free_cached_memory() -> None:
+    gc.collect()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _to_host(cells: Any) -> np.ndarray:
+    return cells.detach().cpu().numpy() if is_tensor(cells) else np.asarray(cells)
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a checkpointed run: ``path`` holds the state after ``generation``."""
+
+    def __init__(self, path: Path, generation: int):
+        super().__init__(f"interrupted; state at generation {generation} saved to {path}")
+        self.path = path
+        self.generation = generation
+
+
+@dataclasses.dataclass
+class _Checkpointer:
+    path: Path
+    every: int | None
+    manifest: Callable[[int, tuple[int, int] | None], dict]
+
+    def save(self, cells: Any, generation: int, origin: tuple[int, int] | None = None) -> Path:
+        host = _to_host(cells)
+        return checkpoint_io.save(self.path, host, self.manifest(generation, origin))
+
+
+def _boundaries(generations: int, *steps: int | None) -> list[int]:
+    """Sorted generation counts at which a segment ends: multiples of each step, and the end."""
+    if generations == 0:
+        return [0]
+    ends = {generations}
+    for step in steps:
+        if step:
+            ends.update(range(step, generations, step))
+    return sorted(ends)
+
+
+# -- engine choice ----------------------------------------------------------------------------
+
+
+def _data_device(state: Any) -> str:
+    return str(state.device) if is_tensor(state) else "cpu"
+
+
+def _select(backend: str | Engine, rule: Rule, topology: Topology, batch: int, shape: tuple[int, int],
+            generations: int, data_device: str, device: str | None, calls: int) -> tuple[Engine, str | None]:
+    """The engine to run and the device to pass it (None: the data's own device)."""
+    if isinstance(backend, str) and backend == "auto":
+        choice = costmodel.choose(rule, topology, batch, shape, generations, data_device=data_device,
+                                  device=device, calls=calls)
+        engine = choose_engine(choice.engine, rule, topology)
+        if engine.array_module != "torch":
+            return engine, device
+        if device is not None:
+            return engine, device
+        return engine, (None if choice.device == data_device.split(":")[0] else choice.device)
+    return choose_engine(backend, rule, topology), device
+
+
+def explain(
+    state: Any,
+    rule: str | Rule | None = None,
+    generations: int = 1,
+    *,
+    topology: str | Topology | None = None,
+    device: str | None = None,
+    calls: int = 1,
+) -> costmodel.Choice:
+    """What ``run(state, rule, generations, backend="auto", ...)`` would choose, with every prediction."""
+    if isinstance(state, Pattern):
+        rule_value, suffix = resolve_rule(rule, fallback=state.rule)
+        topo = _pick_topology(topology, suffix, state.cells.shape) or state.topology
+        batch, shape = 1, (topo.shape if topo.bounded else tuple(state.cells.shape))
+        data_device = "cpu"
+    else:
+        grid = state if is_tensor(state) else np.asarray(state)
+        dims = tuple(int(s) for s in grid.shape)
+        batch, shape = (dims[0], dims[1:]) if len(dims) == 3 else (1, dims)
+        rule_value, suffix = resolve_rule(rule)
+        topo = _pick_topology(topology, suffix, shape) or Topology.torus(shape[1], shape[0])
+        data_device = _data_device(grid)
+    return costmodel.choose(rule_value, topo, batch, shape, generations, data_device=data_device, device=device,
+                            calls=calls)
+
+
+# -- the loops --------------------------------------------------------------------------------
+
+
+def _advance_batch(engine: Engine, batch: Any, rule: Rule, topology: Topology, generations: int, *,
+                   device: str | None, progress: ProgressCallback | None, max_bytes: int | None,
+                   samples: _Samples, checkpointer: _Checkpointer | None, start: int) -> Any:
+    """Advance a ``(B, H, W)`` batch (input kind) and return it in the engine's or the host's form.
+
+    The whole batch stays in the engine's representation between segments when it fits in one
+    chunk; otherwise chunks travel host -> device -> host per segment, with OOM retries.
+    """
+    n = int(batch.shape[0])
+    shape = (int(batch.shape[1]), int(batch.shape[2]))
+    run_device = device or (_data_device(batch) if engine.array_module == "torch" else "cpu")
+    chunk = plan_chunk(engine, n, shape, rule, run_device, max_bytes)
+    observer = samples.observer
+    progress_step = max(1, generations // 100) if progress is not None else None
+    if chunk < n and checkpointer is None:
+        ends = _boundaries(generations)  # each chunk runs the whole way; progress per chunk
+    else:
+        ends = _boundaries(generations, checkpointer.every if checkpointer else None, progress_step)
+    if observer is not None:
+        samples.add([start], _population(batch))
+
+    resident: Any = None
+    host: Any = batch
+    done = 0
+    if chunk >= n:
+        try:
+            resident = to_engine(batch, engine.array_module, device)
+        except Exception as exc:
+            if not _is_oom(exc):
+                raise
+            _free_cached_memory()
+            chunk = _halve(engine, chunk, n, shape, rule, run_device, max_bytes, exc)
+    try:
+        for end in ends:
+            k = end - done
+            if resident is not None:
+                try:
+                    out, gens, values = _observed_segment(engine, resident, rule, topology, k, observer, start + done)
+                except Exception as exc:
+                    if not _is_oom(exc):
+                        raise
+                    host = _to_host(resident)
+                    resident = None
+                    _free_cached_memory()
+                    chunk = _halve(engine, n, n, shape, rule, run_device, max_bytes, exc)
+                else:
+                    resident = out
+                    samples.add(gens, values)
+            if resident is None:
+                host, chunk = _chunked_segment(engine, host, rule, topology, k, device, run_device, chunk,
+                                               max_bytes, samples, start + done,
+                                               progress if len(ends) == 1 else None, generations)
+            done = end
+            if progress is not None and (resident is not None or len(ends) > 1):
+                progress(done, generations)
+            if checkpointer is not None and ((checkpointer.every and done % checkpointer.every == 0) or done == generations):
+                checkpointer.save(resident if resident is not None else host, start + done)
+    except KeyboardInterrupt:
+        if checkpointer is None:
+            raise
+        path = checkpointer.save(resident if resident is not None else host, start + done)
+        raise Interrupted(path, start + done) from None
+    return resident if resident is not None else host
+
+
+def _halve(engine: Engine, chunk: int, n: int, shape, rule, device, max_bytes, exc: BaseException) -> int:
+    if chunk <= 1:
+        needed = engine.bytes_needed(1, shape, rule)
+        try:
+            _raise_too_big(engine, shape, rule, device, needed, max_bytes if max_bytes is not None else available_bytes(device),
+                           max_bytes is not None)
+        except MemoryBudgetError as err:
+            raise MemoryBudgetError(f"{err} (out of memory even for one grid: {exc})", err.needed, err.available) from exc
+    return max(1, min(chunk, n) // 2)
+
+
+def _chunked_segment(engine: Engine, host: Any, rule: Rule, topology: Topology, k: int, device: str | None,
+                     run_device: str, chunk: int, max_bytes: int | None, samples: _Samples, gen0: int,
+                     progress: ProgressCallback | None, total: int) -> tuple[np.ndarray, int]:
+    """``k`` generations of every grid of ``host``, ``chunk`` grids per call; halves on OOM, keeps finished chunks."""
+    n = int(host.shape[0])
+    outs: list[np.ndarray] = []
+    blocks: list[np.ndarray] = []
+    gens: list[int] = []
+    i = 0
+    while i < n:
+        size = min(chunk, n - i)
+        try:
+            cells = to_engine(host[i : i + size], engine.array_module, device)
+            out, gens, values = _observed_segment(engine, cells, rule, topology, k, samples.observer, gen0)
+            out_host = _to_host(out)
+            values_host = _to_host(values) if values is not None else None
+        except Exception as exc:
+            if not _is_oom(exc):
+                raise
+            cells = out = values = None  # drop references before freeing
+            _free_cached_memory()
+            chunk = _halve(engine, size, n, tuple(host.shape[1:]), rule, run_device, max_bytes, exc)
+            continue
+        outs.append(out_host)
+        if values_host is not None:
+            blocks.append(np.asarray(values_host).reshape(len(gens), size))
+        i += size
+        if progress is not None:
+            progress(total * i // n, total)
+    if blocks:
+        samples.add(gens, np.concatenate(blocks, axis=1))
+    return np.concatenate(outs, axis=0), chunk
+
+
+def _advance_unbounded_run(engine: Engine, cells: np.ndarray, origin: tuple[int, int], rule: Rule, generations: int,
+                           *, device: str | None, progress: ProgressCallback | None, samples: _Samples,
+                           checkpointer: _Checkpointer | None, start: int) -> tuple[np.ndarray, tuple[int, int]]:
+    observer = samples.observer
+    if observer is not None:
+        samples.add([start], _population(cells))
+    ends = set(_boundaries(generations, checkpointer.every if checkpointer else None))
+    if observer is not None:
+        first = (-start) % observer.every or observer.every
+        ends.update(range(first, generations, observer.every))
+    done = [0]
+
+    def on_chunk(k: int) -> None:
+        done[0] += k
+        if progress is not None:
+            progress(done[0], generations)
+
+    finished = 0
+    try:
+        for end in sorted(ends):
+            cells, origin = advance_unbounded(engine, cells, origin, rule, end - finished, on_chunk, device)
+            finished = end
+            if observer is not None and (start + end) % observer.every == 0:
+                samples.add([start + end], _population(cells))
+            if checkpointer is not None and ((checkpointer.every and end % checkpointer.every == 0) or end == generations):
+                checkpointer.save(cells, start + end, origin)
+    except KeyboardInterrupt:
+        if checkpointer is None:
+            raise
+        path = checkpointer.save(cells, start + finished, origin)
+        raise Interrupted(path, start + finished) from None
+    return cells, origin
+
+
 def advance_bounded(
     engine: Engine,
-    cells: np.ndarray,
+    cells: Any,
     rule: Rule,
     topology: Topology,
     generations: int,
     progress: ProgressCallback | None,
-) -> np.ndarray:
-    """The multi-generation loop for bounded grids: one engine call, or chunks when reporting progress."""
-    if progress is None:
-        return engine.advance(cells, rule, topology, generations)
-    chunk = max(1, generations // 100)
-    done = 0
-    while done < generations:
-        k = min(chunk, generations - done)
-        cells = engine.advance(cells, rule, topology, k)
-        done += k
-        progress(done, generations)
-    return cells
+) -> Any:
+    """The multi-generation loop for bounded grids (engine form in, engine form out)."""
+    samples = _Samples(None)
+    return _advance_batch(engine, cells, rule, topology, generations, device=None, progress=progress,
+                          max_bytes=None, samples=samples, checkpointer=None, start=0)
+
+
+# -- the public entry points ------------------------------------------------------------------
 
 
 def run(
@@ -104,10 +550,15 @@ def run(
     rule: str | Rule | None = None,
     generations: int = 1,
     *,
-    backend: str | Engine = "numpy",
+    backend: str | Engine = DEFAULT_BACKEND,
     topology: str | Topology | None = None,
     device: str | None = None,
     progress: ProgressCallback | None = None,
+    max_bytes: int | None = None,
+    observe: Population | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int | None = None,
+    start_generation: int = 0,
 ) -> Any:
     """Advance ``state`` by ``generations`` and return the same kind of object.
 
@@ -117,18 +568,58 @@ def run(
     ``topology``: a suffix (``":P64,64"``), ``"torus"``/``"plane"`` (the array's own size),
     ``"unbounded"`` (patterns only) or a :class:`Topology`. An array without one is a torus of
     its own shape; a pattern keeps the topology of its file (no suffix = the unbounded plane).
-    ``device``: where a torch engine runs (default: the tensor's own device, else ``"cpu"``);
-    the result comes back as the input kind, a tensor on its original device.
+    ``backend``: ``"auto"`` (the engine predicted fastest that supports the rule; see
+    :func:`explain`), an engine name, or an engine value.
+    ``device``: where a torch engine runs (default: the tensor's own device, else ``"cpu"``, or
+    the device ``auto`` chose); the result comes back as the input kind, a tensor on its original
+    device.
+    ``max_bytes``: memory budget for the engine's working set; larger batches run in chunks
+    (default: what the device has free). ``observe``: a :class:`Population` observer, filled in
+    place. ``checkpoint``/``checkpoint_every``: write the state to this ``.npz`` every ``N``
+    generations and at the end (Ctrl-C writes the last completed state and raises
+    :class:`Interrupted`). ``start_generation``: the generation number of an array ``state``
+    (patterns carry their own), used by checkpoints and observers.
     """
     if isinstance(generations, bool) or not isinstance(generations, (int, np.integer)) or generations < 0:
         raise ValueError(f"generations must be a non-negative integer, got {generations!r}")
     generations = int(generations)
+    if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or int(checkpoint_every) < 1):
+        raise ValueError(f"checkpoint_every must be a positive integer, got {checkpoint_every!r}")
+    if checkpoint_every is not None and checkpoint is None:
+        raise ValueError("checkpoint_every needs checkpoint=FILE")
+    if max_bytes is not None and (isinstance(max_bytes, bool) or int(max_bytes) <= 0):
+        raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
+    if observe is not None and not isinstance(observe, Population):
+        raise TypeError(f"observe must be a tensorca.Population observer, not {type(observe).__name__}")
+    options = dict(backend=backend, topology=topology, device=device, progress=progress,
+                   max_bytes=None if max_bytes is None else int(max_bytes), observe=observe,
+                   checkpoint=None if checkpoint is None else Path(checkpoint),
+                   checkpoint_every=None if checkpoint_every is None else int(checkpoint_every))
     if isinstance(state, Pattern):
-        return _run_pattern(state, rule, generations, backend, topology, device, progress)
-    return _run_grid(state if is_tensor(state) else np.asarray(state), rule, generations, backend, topology, device, progress)
+        return _run_pattern(state, rule, generations, **options)
+    return _run_grid(state if is_tensor(state) else np.asarray(state), rule, generations, start=int(start_generation), **options)
 
 
-def _run_grid(grid, rule, generations, backend, topology, device, progress) -> Any:
+def resume(path: str | os.PathLike, generations: int, **options: Any) -> Any:
+    """Continue a checkpoint for ``generations`` more: ``run(N) == resume(run(N/2, checkpoint=F), N/2)``.
+
+    Returns what the original run returned (a :class:`Pattern`, or a NumPy array). ``options``
+    are :func:`run`'s (``backend``, ``checkpoint``, ``checkpoint_every``, ``observe``, ...);
+    the rule and topology come from the checkpoint.
+    """
+    saved = checkpoint_io.load(path)
+    if isinstance(saved.state, Pattern):
+        return run(saved.state, saved.rule, generations, topology=saved.topology, **options)
+    return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
+               **options)
+
+
+def _segments_calls(generations: int, progress, checkpoint_every) -> int:
+    return len(_boundaries(generations, checkpoint_every, max(1, generations // 100) if progress else None))
+
+
+def _run_grid(grid, rule, generations, *, backend, topology, device, progress, max_bytes, observe, checkpoint,
+              checkpoint_every, start) -> Any:
     if grid.ndim not in (2, 3):
         raise GridError(f"grid must be (H, W) or (B, H, W), got shape {tuple(grid.shape)}")
     cells = as_uint8_tensor(grid) if is_tensor(grid) else as_uint8_grid(np.asarray(grid))
@@ -140,10 +631,20 @@ def _run_grid(grid, rule, generations, backend, topology, device, progress) -> A
         raise TopologyError("an array has no origin to grow from; wrap it in a Pattern to run it on the unbounded plane")
     if topo.shape != shape:
         raise GridError(f"grid of shape {shape} (H, W) does not match topology {topo} ({topo.height}x{topo.width})")
-    engine = choose_engine(backend, rule_value, topo)
-    batch = to_engine(batch, engine.array_module, device)
+    calls = _segments_calls(generations, progress, checkpoint_every)
+    engine, run_device = _select(backend, rule_value, topo, int(batch.shape[0]), shape, generations,
+                                 _data_device(batch), device, calls)
     check_states(batch, rule_value)
-    out = like_input(advance_bounded(engine, batch, rule_value, topo, generations, progress), grid)
+    checkpointer = None
+    if checkpoint is not None:
+        batched = cells.ndim == 3
+        checkpointer = _Checkpointer(checkpoint, checkpoint_every, lambda gen, _origin: checkpoint_io.manifest_for(
+            "grid", rule_value, topo, gen, batched=batched, engine=engine.name))
+    samples = _Samples(observe)
+    out = _advance_batch(engine, batch, rule_value, topo, generations, device=run_device, progress=progress,
+                         max_bytes=max_bytes, samples=samples, checkpointer=checkpointer, start=start)
+    samples.finish(int(batch.shape[0]))
+    out = like_input(out, grid)
     return out if cells.ndim == 3 else out[0]
 
 
@@ -154,12 +655,22 @@ def _pick_topology(given, from_suffix, shape) -> Topology | None:
     return given or from_suffix
 
 
-def _run_pattern(pattern: Pattern, rule, generations, backend, topology, device, progress) -> Pattern:
+def _run_pattern(pattern: Pattern, rule, generations, *, backend, topology, device, progress, max_bytes, observe,
+                 checkpoint, checkpoint_every) -> Pattern:
     rule_value, suffix_topology = resolve_rule(rule, fallback=pattern.rule)
     topo = _pick_topology(topology, suffix_topology, pattern.cells.shape) or pattern.topology
     cells = as_uint8_grid(np.asarray(pattern.cells))[None]
     check_states(cells, rule_value)
-    engine = choose_engine(backend, rule_value, topo)
+    shape = topo.shape if topo.bounded else (int(cells.shape[1]), int(cells.shape[2]))
+    engine, run_device = _select(backend, rule_value, topo, 1, shape, generations, "cpu", device,
+                                 _segments_calls(generations, progress, checkpoint_every))
+    start = pattern.generation
+    checkpointer = None
+    if checkpoint is not None:
+        checkpointer = _Checkpointer(checkpoint, checkpoint_every, lambda gen, origin: checkpoint_io.manifest_for(
+            "pattern", rule_value, topo, gen, batched=False, origin=origin if origin is not None else pattern.origin,
+            pattern=pattern, engine=engine.name))
+    samples = _Samples(observe)
     if topo.bounded:
         height, width = topo.shape
         if cells.shape[1] > height or cells.shape[2] > width:
@@ -170,18 +681,14 @@ def _run_pattern(pattern: Pattern, rule, generations, backend, topology, device,
         # The grid's top-left cell is the pattern's origin (cells[0, 0]).
         grid = np.zeros((1, height, width), dtype=np.uint8)
         grid[:, : cells.shape[1], : cells.shape[2]] = cells
-        out = advance_bounded(engine, to_engine(grid, engine.array_module, device), rule_value, topo, generations, progress)
+        out = _advance_batch(engine, grid, rule_value, topo, generations, device=run_device, progress=progress,
+                             max_bytes=max_bytes, samples=samples, checkpointer=checkpointer, start=start)
         out = like_input(out, grid)
         origin = pattern.origin
     else:
-        done = [0]
-
-        def on_chunk(k: int) -> None:
-            done[0] += k
-            if progress is not None:
-                progress(done[0], generations)
-
-        out, origin = advance_unbounded(engine, cells, pattern.origin, rule_value, generations, on_chunk, device)
+        out, origin = _advance_unbounded_run(engine, cells, pattern.origin, rule_value, generations, device=run_device,
+                                             progress=progress, samples=samples, checkpointer=checkpointer, start=start)
+    samples.finish(1)
     return dataclasses.replace(
         pattern,
         cells=np.asarray(out)[0],

@@ -22,6 +22,23 @@ class Engine(ABC):
     #: The array type ``advance`` takes and returns: ``"numpy"`` arrays or ``"torch"`` tensors.
     array_module: str = "numpy"
 
+    #: Working memory per cell per grid (input, temporaries, output) in bytes, for memory planning.
+    bytes_per_cell: float = 8.0
+
+    def bytes_needed(self, batch: int, shape: tuple[int, int], rule: Rule | None = None) -> int:
+        """Bytes this engine needs to advance a ``(batch, H, W)`` grid (``shape = (H, W)``).
+
+        An estimate of the peak working set (the input as the engine holds it, temporaries of
+        one generation, the output), used by ``run`` to split batches that do not fit.
+        """
+        height, width = shape
+        per_cell = self.cell_bytes(rule)
+        return int(batch * height * width * per_cell) + 4096
+
+    def cell_bytes(self, rule: Rule | None = None) -> float:
+        """Bytes per cell of :meth:`bytes_needed` for ``rule`` (engines refine by rule family)."""
+        return float(self.bytes_per_cell)
+
     def devices(self) -> list[str]:
         """Devices this engine can run on here (``["cpu"]``, ``["cpu", "cuda"]``, or ``[]``)."""
         return ["cpu"]

@@ -266,14 +266,19 @@ _MODULES: dict[str, ModuleType] = {}
 _LOCK = threading.Lock()
 
 
+def module_name(prefix: str, source: str, version: str) -> str:
+    """The module name (and file stem) :func:`load_generated_module` gives ``source``."""
+    digest = hashlib.sha256((version + "\0" + source).encode()).hexdigest()[:16]
+    return f"{prefix}_{digest}"
+
+
 def load_generated_module(prefix: str, source: str, version: str) -> ModuleType:
     """Import ``source`` as a module file in :func:`kernel_cache_dir` (written once, keyed by hash).
 
     Numba (``cache=True``) and Triton both need kernels to live in a real file: Numba keys its
     on-disk cache by the file, Triton reads the kernel source back with ``inspect``.
     """
-    digest = hashlib.sha256((version + "\0" + source).encode()).hexdigest()[:16]
-    name = f"{prefix}_{digest}"
+    name = module_name(prefix, source, version)
     with _LOCK:
         if name in _MODULES:
             return _MODULES[name]

@@ -313,6 +313,9 @@ class BitpackGpuEngine(Engine):
     def __init__(self, launcher: BitpackGpu | None = None):
         self.launcher = launcher or BitpackGpu()
 
+    #: uint8 input, the boolean alive grid, packed words (two buffers), uint8 output and unpacking temporaries.
+    bytes_per_cell = 4.0
+
     def devices(self) -> list[str]:
         if interpreting():
             return ["cpu"]

@@ -46,6 +46,9 @@ class DenseConvEngine(Engine):
     def devices(self) -> list[str]:
         return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
 
+    #: float32 grid, padded copy, counts, boolean comparisons, uint8 input and output.
+    bytes_per_cell = 22.0
+
     def supports(self, rule: Rule, topology: Topology) -> bool:
         return topology.bounded and life_like_sets(rule) is not None
 

@@ -118,6 +118,13 @@ class NumpyEngine(Engine):
 
     name = "numpy"
 
+    def cell_bytes(self, rule: Rule | None = None) -> float:
+        # input + int16 padded grid + int16 index + bool verdict + output (+ decay temporaries);
+        # Larger than Life: int32 padded grid, prefix sums and counts.
+        if isinstance(rule, LargerThanLifeRule):
+            return 18.0 + (4.0 if rule.n_states > 2 else 0.0)
+        return 9.0 + (6.0 if rule is not None and rule.n_states > 2 else 0.0)
+
     def supports(self, rule: Rule, topology: Topology) -> bool:
         return isinstance(rule, (TableRule, LargerThanLifeRule)) and topology.bounded
 

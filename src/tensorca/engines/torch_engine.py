@@ -139,6 +139,17 @@ class TorchEngine(Engine):
     def devices(self) -> list[str]:
         return ["cpu", "cuda"] if cuda_available() else ["cpu"]
 
+    def cell_bytes(self, rule: Rule | None = None) -> float:
+        # uint8 input/alive/output, padded copy, int32 index or count, verdict; Larger than Life
+        # adds int32 prefix sums; Generations adds the decay temporaries.
+        if isinstance(rule, LargerThanLifeRule):
+            base = 22.0
+        elif self.options.path == "conv":
+            base = 24.0
+        else:
+            base = 12.0
+        return base + (4.0 if rule is not None and rule.n_states > 2 else 0.0)
+
     def supports(self, rule: Rule, topology: Topology) -> bool:
         if not topology.bounded or not isinstance(rule, (TableRule, LargerThanLifeRule)):
             return False

@@ -1,0 +1,122 @@
+"""backend="auto": never an engine that would be wrong, bit-identical results, cheap to decide."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tensorca
+from tensorca import costmodel
+from tensorca.rules import parse_rule
+from tensorca.simulate import explain, run
+from tensorca.topology import Topology
+
+RULES = ["B3/S23", "B36/S23", "B2-a/S12", "B2/S013V", "B2/S34H", "345/2/4", "B0/S8", "W110",
+         "R2,C0,M1,S4..6,B5..6,NM", "R2,C3,M1,S2..3,B3..4,NN",
+         "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA"]
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORCA_CACHE_DIR", str(tmp_path))
+    costmodel._load_calibration.cache_clear()
+    yield tmp_path
+    costmodel._load_calibration.cache_clear()
+
+
+@pytest.mark.parametrize("text", RULES)
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_auto_choice_supports_the_rule_and_matches_the_reference(text, kind):
+    rule = parse_rule(text)
+    grid = (np.random.default_rng(1).random((3, 24, 40)) < 0.4).astype(np.uint8)
+    topology = Topology(kind, 40, 24)
+    for gens in (1, 40):
+        choice = costmodel.choose(rule, topology, 3, (24, 40), gens)
+        assert tensorca.get_engine(choice.engine).supports(rule, topology)
+        assert run(grid, rule, gens, topology=topology).tolist() == run(grid, rule, gens, topology=topology, backend="numpy").tolist()
+
+
+def test_auto_never_picks_an_unsupported_engine_even_if_it_is_predicted_free(cache_dir):
+    # A calibration that says the bit-packed and baseline engines cost nothing: they must still be
+    # skipped for rules they cannot compute.
+    free = {"call_s": 0, "gen_s": 0, "cell_s": 1e-15, "compile_s": 0, "import_s": 0, "load_s": 0}
+    costmodel.save_calibration({"bitpack-cpu@cpu": free, "dense-conv@cpu": free})
+    for text in ("B2-a/S12", "345/2/4", "R2,C0,M1,S4..6,B5..6,NM", "B2/S013V"):
+        rule = parse_rule(text)
+        choice = costmodel.choose(rule, Topology.torus(64, 64), 1, (64, 64), 100)
+        assert choice.engine in ("numpy", "torch"), (text, choice)
+    # ... and chosen for a rule they do support.
+    choice = costmodel.choose(parse_rule("B3/S23"), Topology.torus(64, 64), 1, (64, 64), 100)
+    assert choice.engine in ("bitpack-cpu", "dense-conv")
+
+
+def test_auto_pattern_on_the_unbounded_plane_matches_the_reference():
+    gun = tensorca.load("src/tensorca/data/patterns/gosper_gun.rle")
+    a = run(gun, generations=130)
+    b = run(gun, generations=130, backend="numpy")
+    assert (a.cells == b.cells).all() and a.origin == b.origin and a.generation == b.generation
+
+
+def test_unbounded_prediction_counts_per_call_overheads():
+    rule = parse_rule("B3/S23")
+    p1 = costmodel.predict("numpy", "cpu", rule, 1, (10, 10), 640, unbounded=True, kernels="none", warm_process=True)
+    assert p1.parts["per_call"] == pytest.approx(10 * costmodel.costs("numpy@cpu").call_s)
+
+
+def test_transfer_is_counted_when_data_and_engine_are_on_different_devices():
+    rule = parse_rule("B3/S23")
+    on_host = costmodel.predict("torch", "cuda", rule, 1, (1024, 1024), 10, data_device="cpu", warm_process=True)
+    on_gpu = costmodel.predict("torch", "cuda", rule, 1, (1024, 1024), 10, data_device="cuda", warm_process=True)
+    assert on_host.parts["transfer"] > 0 and on_gpu.parts["transfer"] == 0
+
+
+def test_compile_cost_counts_for_cold_kernels():
+    rule = parse_rule("B3/S23")
+    cold = costmodel.predict("bitpack-cpu", "cpu", rule, 1, (64, 64), 10, kernels="cold", warm_process=True)
+    warm = costmodel.predict("bitpack-cpu", "cpu", rule, 1, (64, 64), 10, kernels="loaded", warm_process=True)
+    assert cold.total - warm.total == pytest.approx(costmodel.costs("bitpack-cpu@cpu").compile_s)
+    # A short run does not pay a compile: numpy wins; a long run on a big grid amortises it.
+    short = costmodel.rank(rule, Topology.torus(64, 64), 1, (64, 64), 5)
+    assert short[0].engine == "numpy" or short[0].parts["compile"] == 0
+
+
+def test_calibration_overrides_defaults_and_bad_files_are_ignored(cache_dir):
+    assert costmodel.costs("numpy@cpu") == costmodel.DEFAULTS["numpy@cpu"]
+    costmodel.save_calibration({"numpy@cpu": {"gen_s": 1.0, "family_cell": {"ltl": 9.0}, "bogus": 3}})
+    c = costmodel.costs("numpy@cpu")
+    assert c.gen_s == 1.0 and c.family_cell["ltl"] == 9.0 and c.call_s == costmodel.DEFAULTS["numpy@cpu"].call_s
+    (cache_dir / "costmodel.json").write_text("{not json")
+    costmodel._load_calibration.cache_clear()
+    assert costmodel.costs("numpy@cpu") == costmodel.DEFAULTS["numpy@cpu"]
+    (cache_dir / "costmodel.json").write_text(json.dumps({"version": 999, "engines": {"numpy@cpu": {"gen_s": 5}}}))
+    costmodel._load_calibration.cache_clear()
+    assert costmodel.costs("numpy@cpu").gen_s == costmodel.DEFAULTS["numpy@cpu"].gen_s
+
+
+def test_explain_lists_the_choice_first_and_its_parts():
+    grid = np.zeros((2, 32, 32), np.uint8)
+    choice = explain(grid, "345/2/4", 10)
+    text = choice.describe()
+    assert text.startswith(f"auto chose {choice.engine} on {choice.device}")
+    assert "numpy@cpu" in text and "per_generation" in text
+
+
+def test_explicit_backends_still_work_and_unknown_ones_list_auto_free_names():
+    grid = np.zeros((8, 8), np.uint8)
+    assert run(grid, "B3/S23", 2, backend="numpy").shape == (8, 8)
+    with pytest.raises(tensorca.EngineError, match="unknown backend 'nope'.*numpy"):
+        run(grid, "B3/S23", 2, backend="nope")
+
+
+def test_deciding_imports_no_framework_for_a_small_numpy_run():
+    code = (
+        "import sys, numpy as np, tensorca\n"
+        "out = tensorca.run(np.zeros((2, 16, 16), np.uint8), 'B2-a/S12', 3)\n"
+        "print('torch' in sys.modules, 'numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
