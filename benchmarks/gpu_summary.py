@@ -3,7 +3,7 @@
 Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton Y"
 
 Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (tests.txt, verify.txt,
-torch_eager.txt, torch_compiled.txt, bitpack_gpu.json) and prints a short report: the test and
+torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, bench.txt) and prints a short report: the test and
 verify verdicts, the torch tables as measured, and for each bit-packed grid the best configuration
 against the counted memory floor (one read and one write of every 32-bit word per generation).
 """
@@ -71,6 +71,9 @@ def main() -> None:
     print("bitpack-gpu (B3/S23, torus; floor = bytes of one read and one write per word per generation at "
           f"{MEASURED_BANDWIDTH / 1e12:.1f} TB/s measured copy bandwidth):\n")
     print(bitpack_rows(results / "bitpack_gpu.json"))
+    print("tensorca bench --quick --device cuda,cpu (the table as printed):\n")
+    bench_log = results / "bench.txt"
+    print("```\n" + (bench_log.read_text(errors="replace")[-6000:] if bench_log.exists() else "(no log)") + "\n```")
 
 
 if __name__ == "__main__":

@@ -34,19 +34,22 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS
 
 # 1. Tests on CUDA: torch engine (golden cases, parity, graphs, no host sync in the loop),
 #    Triton kernels compiled for the GPU, DeviceStream on CUDA.
-step tests 90 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
+step tests 80 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
     tests/test_torch_engine.py tests/test_bitpack_gpu.py tests/test_data.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control.
-step verify 40 "$PYTHON" -m tensorca verify --device cuda
+step verify 35 "$PYTHON" -m tensorca verify --device cuda
 # 3. torch engine: eager paths, CUDA graphs, batched vs one at a time; then compiled.
-step torch_eager 60 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
+step torch_eager 55 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
     --markdown --case 1024 --case 8192 --case 16384 --case 4096:64x64 --case 4096:64x64/serial \
     --variants dense-conv,torch,torch:index,torch:graphs
-step torch_compiled 45 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
+step torch_compiled 40 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
     --markdown --case 8192 --case 4096:64x64 --variants torch,torch:compile
 # 4. bitpack-gpu: generations per launch x grid size, persistent kernel, graph replay, floors.
-step bitpack 70 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,4096,16384 \
+step bitpack 65 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,4096,16384 \
     --gens-per-launch 1,2,4,8 --json "$RESULTS/bitpack_gpu.json"
+# 5. The crossover sweep on both devices (what backend="auto" is calibrated from).
+step bench 50 "$PYTHON" -m tensorca bench --quick --device cuda,cpu --json "$RESULTS/bench_gpu.json" \
+    --plot "$RESULTS/bench_gpu.png"
 
 "$PYTHON" benchmarks/gpu_summary.py "$RESULTS" "$GPU" "$VERSIONS" > "$RESULTS/gpu_results.md" 2>&1 || status=1
 echo
