@@ -142,7 +142,7 @@ def test_cli_checkpoint_resume_and_interrupt(tmp_path, capsys, monkeypatch):
 
     import tensorca.simulate as sim
 
-    real = sim._observed_segment
+    real = sim.advance_observed
     calls = {"n": 0}
 
     def interrupt_second(*args, **kwargs):
@@ -151,7 +151,7 @@ def test_cli_checkpoint_resume_and_interrupt(tmp_path, capsys, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(sim, "_observed_segment", interrupt_second)
+    monkeypatch.setattr(sim, "advance_observed", interrupt_second)
     stop = tmp_path / "stop.npz"
     code = main(["run", "--soup", "16x16", "--seed", "1", "--gens", "50", "--checkpoint", str(stop),
                  "--checkpoint-every", "5", "--no-progress"])

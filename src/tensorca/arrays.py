@@ -74,3 +74,8 @@ def max_state(cells: Any) -> tuple[int, tuple[int, ...]] | None:
         index = tuple(int(i) for i in np.unravel_index(flat, tuple(cells.shape)))
         return int(cells[index]), index
     return None
+
+
+def to_host(cells: Any) -> np.ndarray:
+    """``cells`` as a NumPy array on the host (a tensor is copied from its device)."""
+    return cells.detach().cpu().numpy() if is_tensor(cells) else np.asarray(cells)

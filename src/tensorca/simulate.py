@@ -24,9 +24,7 @@ Around the engine call it does four things, all without changing the result by a
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,10 +32,12 @@ import numpy as np
 
 from . import checkpoint as checkpoint_io
 from . import costmodel
-from .arrays import as_uint8_grid, as_uint8_tensor, is_tensor, like_input, max_state, to_engine
+from .arrays import as_uint8_grid, as_uint8_tensor, is_tensor, like_input, max_state, to_engine, to_host
 from .engines import get_engine
 from .engines.base import Engine
-from .errors import EngineError, GridError, MemoryBudgetError, TopologyError
+from .errors import EngineError, GridError, TopologyError
+from .memory import free_cached_memory, halve_chunk, is_out_of_memory, plan_chunk
+from .observers import Population, Samples, advance_observed, population_counts
 from .pattern import Pattern
 from .rules import parse_rule, parse_spec
 from .rules.base import Rule
@@ -102,203 +102,6 @@ def choose_engine(backend: str | Engine, rule: Rule, topology: Topology) -> Engi
     return engine
 
 
-
-
-# -- observers --------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Population:
-    """Observer: the number of non-zero cells of every grid every ``every`` generations.
-
-    Pass it as ``run(..., observe=Population(every=k))``; after the run, ``generations`` is the
-    ``(n,)`` int64 array of generation numbers sampled (the start, then every multiple of ``k``;
-    a pattern counts from its own ``generation``) and ``values`` the ``(n, B)`` int64 populations
-    (``B = 1`` for a pattern or an ``(H, W)`` grid). Counting happens where the cells are (on the
-    GPU for torch engines) and the counts are read back once, when the run ends.
-    """
-
-    every: int = 1
-    generations: np.ndarray | None = None
-    values: np.ndarray | None = None
-
-    def __post_init__(self) -> None:
-        if isinstance(self.every, bool) or not isinstance(self.every, (int, np.integer)) or self.every < 1:
-            raise ValueError(f"Population(every=...) must be a positive integer, got {self.every!r}")
-        self.every = int(self.every)
-
-    def to_csv(self, path: str | os.PathLike) -> None:
-        """Write ``generation,population`` (one column per grid of a batch: ``population_0`` ...)."""
-        if self.values is None or self.generations is None:
-            raise ValueError("the observer has no values yet: pass it to run(..., observe=...) first")
-        columns = ["population"] if self.values.shape[1] == 1 else [f"population_{i}" for i in range(self.values.shape[1])]
-        with open(path, "w") as fh:
-            fh.write(",".join(["generation", *columns]) + "\n")
-            for gen, row in zip(self.generations, self.values):
-                fh.write(",".join([str(int(gen)), *(str(int(v)) for v in row)]) + "\n")
-
-
-def _population(cells: Any) -> Any:
-    """``(B,)`` int64 count of non-zero cells, computed where ``cells`` lives (no host sync for tensors)."""
-    if is_tensor(cells):
-        return (cells != 0).sum(dim=(1, 2))
-    return np.count_nonzero(np.asarray(cells), axis=(1, 2)).astype(np.int64)
-
-
-class _Samples:
-    """Population blocks ``(generations, values (k, B))`` gathered during a run, read back once."""
-
-    def __init__(self, observer: Population | None):
-        self.observer = observer
-        self.blocks: list[tuple[list[int], Any]] = []
-
-    def add(self, generations: list[int], values: Any) -> None:
-        if self.observer is not None and generations:
-            self.blocks.append((list(generations), values))
-
-    def finish(self, batch: int) -> None:
-        if self.observer is None:
-            return
-        tensors = [v for _, v in self.blocks if is_tensor(v)]
-        host_tensors: list[np.ndarray] = []
-        if tensors:  # one device -> host read for all of them
-            import torch
-
-            flat = torch.cat([t.reshape(-1).to(torch.int64).to(tensors[0].device) for t in tensors]).cpu().numpy()
-            offset = 0
-            for t in tensors:
-                n = t.numel()
-                host_tensors.append(flat[offset : offset + n].reshape(tuple(t.shape)))
-                offset += n
-        values, gens, it = [], [], iter(host_tensors)
-        for g, v in self.blocks:
-            v = next(it) if is_tensor(v) else np.asarray(v, dtype=np.int64)
-            values.append(np.asarray(v, dtype=np.int64).reshape(len(g), -1))
-            gens.extend(g)
-        self.observer.generations = np.asarray(gens, dtype=np.int64)
-        self.observer.values = np.concatenate(values, axis=0) if values else np.zeros((0, batch), np.int64)
-
-
-def _observed_segment(engine: Engine, cells: Any, rule: Rule, topology: Topology, k: int,
-                      observer: Population | None, gen0: int) -> tuple[Any, list[int], Any]:
-    """Advance ``k`` generations from absolute generation ``gen0``; also the populations sampled."""
-    if observer is None or k == 0:
-        return engine.advance(cells, rule, topology, k), [], None
-    wanted = [g for g in range(gen0 + 1, gen0 + k + 1) if g % observer.every == 0]
-    observed = getattr(engine, "advance_observed", None)
-    if observed is not None:
-        out, pop = observed(cells, rule, topology, k)  # (k + 1, B) on the device
-        if not wanted:
-            return out, [], None
-        if len(wanted) == k:
-            return out, wanted, pop[1:]
-        first = wanted[0] - gen0
-        return out, wanted, pop[first :: observer.every]
-    values, done, cur = [], gen0, cells
-    for target in wanted:
-        cur = engine.advance(cur, rule, topology, target - done)
-        done = target
-        values.append(_population(cur))
-    if done < gen0 + k:
-        cur = engine.advance(cur, rule, topology, gen0 + k - done)
-    if not values:
-        return cur, [], None
-    if is_tensor(values[0]):
-        import torch
-
-        return cur, wanted, torch.stack(values)
-    return cur, wanted, np.stack(values)
-
-
-# -- memory planning --------------------------------------------------------------------------
-
-
-def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"  # pragma: no cover
-
-
-def available_bytes(device: str | None) -> int | None:
-    """Bytes free for a run on ``device``: CUDA free + torch's cached memory, or the host's MemAvailable."""
-    kind = str(device or "cpu").split(":")[0]
-    if kind == "cuda":
-        import torch
-
-        dev = torch.device(device)
-        free, _total = torch.cuda.mem_get_info(dev)
-        free += torch.cuda.memory_reserved(dev) - torch.cuda.memory_allocated(dev)
-        return int(free * 0.9)
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 * 8 // 10
-    except OSError:
-        pass
-    return None
-
-
-def plan_chunk(engine: Engine, batch: int, shape: tuple[int, int], rule: Rule, device: str | None,
-               max_bytes: int | None = None) -> int:
-    """How many grids of the batch to advance per engine call so the working set fits.
-
-    ``max_bytes`` (if given) is the budget; otherwise what :func:`available_bytes` reports.
-    Raises :class:`MemoryBudgetError` when a single grid does not fit.
-    """
-    budget = max_bytes if max_bytes is not None else available_bytes(device)
-    if budget is None or batch <= 0:
-        return max(batch, 1)
-    need_all = engine.bytes_needed(batch, shape, rule)
-    if need_all <= budget:
-        return batch
-    one = engine.bytes_needed(1, shape, rule)
-    if one > budget:
-        _raise_too_big(engine, shape, rule, device, one, budget, max_bytes is not None)
-    per_grid = max(1, engine.bytes_needed(2, shape, rule) - one)
-    return max(1, min(batch, (budget - (one - per_grid)) // per_grid))
-
-
-def _raise_too_big(engine: Engine, shape: tuple[int, int], rule: Rule, device: str | None, needed: int,
-                   available: int | None, budget_given: bool) -> None:
-    height, width = shape
-    where = f"{device or 'cpu'}" + (" (the max_bytes budget)" if budget_given else "")
-    cells = height * width
-    hint = []
-    if engine.cell_bytes(rule) > 4.5:
-        hint.append("an engine with fewer bytes per cell (bitpack-cpu / bitpack-gpu need about 4 B/cell "
-                    "for two-state Moore rules)")
-    if budget_given:
-        hint.append("a larger max_bytes")
-    hint.append("a smaller grid")
-    raise MemoryBudgetError(
-        f"one {width}x{height} grid ({cells:,} cells) needs about {_fmt_bytes(needed)} with engine "
-        f"{engine.name!r} ({engine.cell_bytes(rule):.1f} B/cell), but only "
-        f"{_fmt_bytes(available or 0)} is available on {where}; try {', or '.join(hint)}",
-        needed=needed, available=available,
-    )
-
-
-def _is_oom(exc: BaseException) -> bool:
-    """An out-of-memory error from torch (``torch.cuda.OutOfMemoryError``) or NumPy (``MemoryError``)."""
-    if isinstance(exc, MemoryBudgetError):
-        return False
-    return type(exc).__name__ == "OutOfMemoryError" or isinstance(exc, MemoryError)
-
-
-def _free_cached_memory() -> None:
-    gc.collect()
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
-        torch.cuda.empty_cache()
-
-
-def _to_host(cells: Any) -> np.ndarray:
-    return cells.detach().cpu().numpy() if is_tensor(cells) else np.asarray(cells)
-
-
 # -- checkpoints ------------------------------------------------------------------------------
 
 
@@ -318,7 +121,7 @@ class _Checkpointer:
     manifest: Callable[[int, tuple[int, int] | None], dict]
 
     def save(self, cells: Any, generation: int, origin: tuple[int, int] | None = None) -> Path:
-        host = _to_host(cells)
+        host = to_host(cells)
         return checkpoint_io.save(self.path, host, self.manifest(generation, origin))
 
 
@@ -386,7 +189,7 @@ def explain(
 
 def _advance_batch(engine: Engine, batch: Any, rule: Rule, topology: Topology, generations: int, *,
                    device: str | None, progress: ProgressCallback | None, max_bytes: int | None,
-                   samples: _Samples, checkpointer: _Checkpointer | None, start: int) -> Any:
+                   samples: Samples, checkpointer: _Checkpointer | None, start: int) -> Any:
     """Advance a ``(B, H, W)`` batch (input kind) and return it in the engine's or the host's form.
 
     The whole batch stays in the engine's representation between segments when it fits in one
@@ -403,7 +206,7 @@ def _advance_batch(engine: Engine, batch: Any, rule: Rule, topology: Topology, g
     else:
         ends = _boundaries(generations, checkpointer.every if checkpointer else None, progress_step)
     if observer is not None:
-        samples.add([start], _population(batch))
+        samples.add([start], population_counts(batch))
 
     resident: Any = None
     host: Any = batch
@@ -412,23 +215,23 @@ def _advance_batch(engine: Engine, batch: Any, rule: Rule, topology: Topology, g
         try:
             resident = to_engine(batch, engine.array_module, device)
         except Exception as exc:
-            if not _is_oom(exc):
+            if not is_out_of_memory(exc):
                 raise
-            _free_cached_memory()
-            chunk = _halve(engine, chunk, n, shape, rule, run_device, max_bytes, exc)
+            free_cached_memory()
+            chunk = halve_chunk(engine, chunk, n, shape, rule, run_device, max_bytes, exc)
     try:
         for end in ends:
             k = end - done
             if resident is not None:
                 try:
-                    out, gens, values = _observed_segment(engine, resident, rule, topology, k, observer, start + done)
+                    out, gens, values = advance_observed(engine, resident, rule, topology, k, observer, start + done)
                 except Exception as exc:
-                    if not _is_oom(exc):
+                    if not is_out_of_memory(exc):
                         raise
-                    host = _to_host(resident)
+                    host = to_host(resident)
                     resident = None
-                    _free_cached_memory()
-                    chunk = _halve(engine, n, n, shape, rule, run_device, max_bytes, exc)
+                    free_cached_memory()
+                    chunk = halve_chunk(engine, n, n, shape, rule, run_device, max_bytes, exc)
                 else:
                     resident = out
                     samples.add(gens, values)
@@ -449,19 +252,8 @@ def _advance_batch(engine: Engine, batch: Any, rule: Rule, topology: Topology, g
     return resident if resident is not None else host
 
 
-def _halve(engine: Engine, chunk: int, n: int, shape, rule, device, max_bytes, exc: BaseException) -> int:
-    if chunk <= 1:
-        needed = engine.bytes_needed(1, shape, rule)
-        try:
-            _raise_too_big(engine, shape, rule, device, needed, max_bytes if max_bytes is not None else available_bytes(device),
-                           max_bytes is not None)
-        except MemoryBudgetError as err:
-            raise MemoryBudgetError(f"{err} (out of memory even for one grid: {exc})", err.needed, err.available) from exc
-    return max(1, min(chunk, n) // 2)
-
-
 def _chunked_segment(engine: Engine, host: Any, rule: Rule, topology: Topology, k: int, device: str | None,
-                     run_device: str, chunk: int, max_bytes: int | None, samples: _Samples, gen0: int,
+                     run_device: str, chunk: int, max_bytes: int | None, samples: Samples, gen0: int,
                      progress: ProgressCallback | None, total: int) -> tuple[np.ndarray, int]:
     """``k`` generations of every grid of ``host``, ``chunk`` grids per call; halves on OOM, keeps finished chunks."""
     n = int(host.shape[0])
@@ -473,15 +265,15 @@ def _chunked_segment(engine: Engine, host: Any, rule: Rule, topology: Topology, 
         size = min(chunk, n - i)
         try:
             cells = to_engine(host[i : i + size], engine.array_module, device)
-            out, gens, values = _observed_segment(engine, cells, rule, topology, k, samples.observer, gen0)
-            out_host = _to_host(out)
-            values_host = _to_host(values) if values is not None else None
+            out, gens, values = advance_observed(engine, cells, rule, topology, k, samples.observer, gen0)
+            out_host = to_host(out)
+            values_host = to_host(values) if values is not None else None
         except Exception as exc:
-            if not _is_oom(exc):
+            if not is_out_of_memory(exc):
                 raise
             cells = out = values = None  # drop references before freeing
-            _free_cached_memory()
-            chunk = _halve(engine, size, n, tuple(host.shape[1:]), rule, run_device, max_bytes, exc)
+            free_cached_memory()
+            chunk = halve_chunk(engine, size, n, tuple(host.shape[1:]), rule, run_device, max_bytes, exc)
             continue
         outs.append(out_host)
         if values_host is not None:
@@ -495,11 +287,11 @@ def _chunked_segment(engine: Engine, host: Any, rule: Rule, topology: Topology, 
 
 
 def _advance_unbounded_run(engine: Engine, cells: np.ndarray, origin: tuple[int, int], rule: Rule, generations: int,
-                           *, device: str | None, progress: ProgressCallback | None, samples: _Samples,
+                           *, device: str | None, progress: ProgressCallback | None, samples: Samples,
                            checkpointer: _Checkpointer | None, start: int) -> tuple[np.ndarray, tuple[int, int]]:
     observer = samples.observer
     if observer is not None:
-        samples.add([start], _population(cells))
+        samples.add([start], population_counts(cells))
     ends = set(_boundaries(generations, checkpointer.every if checkpointer else None))
     if observer is not None:
         first = (-start) % observer.every or observer.every
@@ -517,7 +309,7 @@ def _advance_unbounded_run(engine: Engine, cells: np.ndarray, origin: tuple[int,
             cells, origin = advance_unbounded(engine, cells, origin, rule, end - finished, on_chunk, device)
             finished = end
             if observer is not None and (start + end) % observer.every == 0:
-                samples.add([start + end], _population(cells))
+                samples.add([start + end], population_counts(cells))
             if checkpointer is not None and ((checkpointer.every and end % checkpointer.every == 0) or end == generations):
                 checkpointer.save(cells, start + end, origin)
     except KeyboardInterrupt:
@@ -537,7 +329,7 @@ def advance_bounded(
     progress: ProgressCallback | None,
 ) -> Any:
     """The multi-generation loop for bounded grids (engine form in, engine form out)."""
-    samples = _Samples(None)
+    samples = Samples(None)
     return _advance_batch(engine, cells, rule, topology, generations, device=None, progress=progress,
                           max_bytes=None, samples=samples, checkpointer=None, start=0)
 
@@ -640,7 +432,7 @@ def _run_grid(grid, rule, generations, *, backend, topology, device, progress, m
         batched = cells.ndim == 3
         checkpointer = _Checkpointer(checkpoint, checkpoint_every, lambda gen, _origin: checkpoint_io.manifest_for(
             "grid", rule_value, topo, gen, batched=batched, engine=engine.name))
-    samples = _Samples(observe)
+    samples = Samples(observe)
     out = _advance_batch(engine, batch, rule_value, topo, generations, device=run_device, progress=progress,
                          max_bytes=max_bytes, samples=samples, checkpointer=checkpointer, start=start)
     samples.finish(int(batch.shape[0]))
@@ -670,7 +462,7 @@ def _run_pattern(pattern: Pattern, rule, generations, *, backend, topology, devi
         checkpointer = _Checkpointer(checkpoint, checkpoint_every, lambda gen, origin: checkpoint_io.manifest_for(
             "pattern", rule_value, topo, gen, batched=False, origin=origin if origin is not None else pattern.origin,
             pattern=pattern, engine=engine.name))
-    samples = _Samples(observe)
+    samples = Samples(observe)
     if topo.bounded:
         height, width = topo.shape
         if cells.shape[1] > height or cells.shape[2] > width:

@@ -1,0 +1,125 @@
+"""Observers: quantities collected during a run where the cells live, read back once at the end.
+
+:class:`Population` counts the non-zero cells of every grid every ``k`` generations. Torch engines
+count on the device inside ``advance_observed`` (no host synchronisation per generation); other
+engines are sampled between engine calls.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+import numpy as np
+
+from .arrays import is_tensor
+from .engines.base import Engine
+from .rules.base import Rule
+from .topology import Topology
+
+
+# -- observers --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Population:
+    """Observer: the number of non-zero cells of every grid every ``every`` generations.
+
+    Pass it as ``run(..., observe=Population(every=k))``; after the run, ``generations`` is the
+    ``(n,)`` int64 array of generation numbers sampled (the start, then every multiple of ``k``;
+    a pattern counts from its own ``generation``) and ``values`` the ``(n, B)`` int64 populations
+    (``B = 1`` for a pattern or an ``(H, W)`` grid). Counting happens where the cells are (on the
+    GPU for torch engines) and the counts are read back once, when the run ends.
+    """
+
+    every: int = 1
+    generations: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.every, bool) or not isinstance(self.every, (int, np.integer)) or self.every < 1:
+            raise ValueError(f"Population(every=...) must be a positive integer, got {self.every!r}")
+        self.every = int(self.every)
+
+    def to_csv(self, path: str | os.PathLike) -> None:
+        """Write ``generation,population`` (one column per grid of a batch: ``population_0`` ...)."""
+        if self.values is None or self.generations is None:
+            raise ValueError("the observer has no values yet: pass it to run(..., observe=...) first")
+        columns = ["population"] if self.values.shape[1] == 1 else [f"population_{i}" for i in range(self.values.shape[1])]
+        with open(path, "w") as fh:
+            fh.write(",".join(["generation", *columns]) + "\n")
+            for gen, row in zip(self.generations, self.values):
+                fh.write(",".join([str(int(gen)), *(str(int(v)) for v in row)]) + "\n")
+
+
+def population_counts(cells: Any) -> Any:
+    """``(B,)`` int64 count of non-zero cells, computed where ``cells`` lives (no host sync for tensors)."""
+    if is_tensor(cells):
+        return (cells != 0).sum(dim=(1, 2))
+    return np.count_nonzero(np.asarray(cells), axis=(1, 2)).astype(np.int64)
+
+
+class Samples:
+    """Population blocks ``(generations, values (k, B))`` gathered during a run, read back once."""
+
+    def __init__(self, observer: Population | None):
+        self.observer = observer
+        self.blocks: list[tuple[list[int], Any]] = []
+
+    def add(self, generations: list[int], values: Any) -> None:
+        if self.observer is not None and generations:
+            self.blocks.append((list(generations), values))
+
+    def finish(self, batch: int) -> None:
+        if self.observer is None:
+            return
+        tensors = [v for _, v in self.blocks if is_tensor(v)]
+        host_tensors: list[np.ndarray] = []
+        if tensors:  # one device -> host read for all of them
+            import torch
+
+            flat = torch.cat([t.reshape(-1).to(torch.int64).to(tensors[0].device) for t in tensors]).cpu().numpy()
+            offset = 0
+            for t in tensors:
+                n = t.numel()
+                host_tensors.append(flat[offset : offset + n].reshape(tuple(t.shape)))
+                offset += n
+        values, gens, it = [], [], iter(host_tensors)
+        for g, v in self.blocks:
+            v = next(it) if is_tensor(v) else np.asarray(v, dtype=np.int64)
+            values.append(np.asarray(v, dtype=np.int64).reshape(len(g), -1))
+            gens.extend(g)
+        self.observer.generations = np.asarray(gens, dtype=np.int64)
+        self.observer.values = np.concatenate(values, axis=0) if values else np.zeros((0, batch), np.int64)
+
+
+def advance_observed(engine: Engine, cells: Any, rule: Rule, topology: Topology, k: int,
+                      observer: Population | None, gen0: int) -> tuple[Any, list[int], Any]:
+    """Advance ``k`` generations from absolute generation ``gen0``; also the populations sampled."""
+    if observer is None or k == 0:
+        return engine.advance(cells, rule, topology, k), [], None
+    wanted = [g for g in range(gen0 + 1, gen0 + k + 1) if g % observer.every == 0]
+    observed = getattr(engine, "advance_observed", None)
+    if observed is not None:
+        out, pop = observed(cells, rule, topology, k)  # (k + 1, B) on the device
+        if not wanted:
+            return out, [], None
+        if len(wanted) == k:
+            return out, wanted, pop[1:]
+        first = wanted[0] - gen0
+        return out, wanted, pop[first :: observer.every]
+    values, done, cur = [], gen0, cells
+    for target in wanted:
+        cur = engine.advance(cur, rule, topology, target - done)
+        done = target
+        values.append(population_counts(cur))
+    if done < gen0 + k:
+        cur = engine.advance(cur, rule, topology, gen0 + k - done)
+    if not values:
+        return cur, [], None
+    if is_tensor(values[0]):
+        import torch
+
+        return cur, wanted, torch.stack(values)
+    return cur, wanted, np.stack(values)
