@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .atomic import write_bytes_atomic
 from .errors import CheckpointError
 from .pattern import Pattern
 from .rules import parse_rule
@@ -92,26 +93,7 @@ def save(path: str | os.PathLike, cells: np.ndarray, manifest: dict) -> Path:
     blob = np.frombuffer(json.dumps(manifest, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, cells=cells, manifest=blob)
-    directory = path.parent if str(path.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / f".{path.name}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(buffer.getvalue())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    try:  # make the rename itself durable
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:  # pragma: no cover - some filesystems refuse fsync on directories
-        pass
+    write_bytes_atomic(path, buffer.getvalue())
     return path
 
 

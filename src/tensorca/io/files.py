@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Callable, Union
 
+from ..atomic import write_bytes_atomic
 from ..errors import PatternError
 from ..pattern import Pattern
 from .budget import DEFAULT_MAX_BYTES
@@ -123,7 +124,7 @@ def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -
     data = dumps(pattern, format).encode("utf-8")
     if compress:
         data = gzip.compress(data, mtime=0)  # mtime=0: identical patterns give identical files
-    Path(name).write_bytes(data)
+    write_bytes_atomic(name, data)  # an existing file is replaced whole or not at all
 
 
 def decode(data: bytes, source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
