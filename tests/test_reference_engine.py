@@ -226,3 +226,23 @@ def test_error_pattern_larger_than_its_bounded_grid():
 
 def test_reference_engine_is_registered():
     assert get_engine("numpy").supports(parse_rule("B3/S23"), Topology.torus(4, 4))
+
+
+def test_error_device_that_torch_cannot_use():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    grid = np.zeros((8, 8), dtype=np.uint8)
+    for backend in ("torch", "auto"):
+        with pytest.raises(EngineError, match="'cuda' is not available"):
+            run(grid, "B3/S23", 1, backend=backend, device="cuda")
+    with pytest.raises(EngineError, match="unknown device 'warp-drive'"):
+        run(grid, "B3/S23", 1, backend="torch", device="warp-drive")
+
+
+def test_error_soup_larger_than_memory():
+    from tensorca.errors import MemoryBudgetError
+    from tensorca.soup import random_soup
+
+    with pytest.raises(MemoryBudgetError, match="soup of 10,000,000,000,000 cells"):
+        random_soup(100_000, 100_000, batch=1000)

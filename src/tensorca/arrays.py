@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import GridError
+from .errors import EngineError, GridError
 
 
 def is_tensor(x: Any) -> bool:
@@ -45,13 +45,35 @@ def as_uint8_tensor(tensor: Any) -> Any:
     return tensor.to(torch.uint8)
 
 
+def check_device(device: str) -> None:
+    """Raise :class:`EngineError` unless torch can use ``device`` here (e.g. ``"cuda"`` without a GPU)."""
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise EngineError(f"unknown device {device!r}: {exc}") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+            raise EngineError(f"device {device!r} is not available: torch {torch.__version__} ({build}) sees no "
+                              "CUDA GPU here; use device='cpu' or install the CUDA build of torch on a GPU machine")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise EngineError(f"device {device!r} does not exist: {torch.cuda.device_count()} CUDA device(s) here")
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        raise EngineError(f"device {device!r} is not available here")
+
+
 def to_engine(cells: Any, array_module: str, device: str | None) -> Any:
     """``cells`` (NumPy or torch, uint8) in the engine's array type, on ``device`` for torch engines."""
     if array_module == "torch":
         import torch
 
         tensor = cells if is_tensor(cells) else torch.from_numpy(np.ascontiguousarray(cells))
-        return tensor.to(device) if device is not None else tensor
+        if device is None:
+            return tensor
+        check_device(device)
+        return tensor.to(device)
     if is_tensor(cells):
         return cells.detach().cpu().numpy()
     return np.asarray(cells)

@@ -313,6 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(exc) if not isinstance(exc, OSError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
         err.print(f"tensorca: error: {message}", markup=False, highlight=False, soft_wrap=True)
         return 2
+    except MemoryError as exc:  # NumPy or torch could not allocate: say so in one line
+        err.print(f"tensorca: error: out of memory ({exc}); use a smaller grid, batch or --max-bytes",
+                  markup=False, highlight=False, soft_wrap=True)
+        return 2
     except KeyboardInterrupt:
         err.print("tensorca: interrupted", markup=False)
         return 130

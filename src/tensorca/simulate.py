@@ -32,7 +32,7 @@ import numpy as np
 
 from . import checkpoint as checkpoint_io
 from . import costmodel
-from .arrays import as_uint8_grid, as_uint8_tensor, is_tensor, like_input, max_state, to_engine, to_host
+from .arrays import as_uint8_grid, as_uint8_tensor, check_device, is_tensor, like_input, max_state, to_engine, to_host
 from .engines import get_engine
 from .engines.base import Engine
 from .errors import EngineError, GridError, TopologyError
@@ -147,6 +147,8 @@ def _select(backend: str | Engine, rule: Rule, topology: Topology, batch: int, s
             generations: int, data_device: str, device: str | None, calls: int) -> tuple[Engine, str | None]:
     """The engine to run and the device to pass it (None: the data's own device)."""
     if isinstance(backend, str) and backend == "auto":
+        if device is not None and str(device).split(":")[0] != "cpu":
+            check_device(device)  # "no engine on cuda" would hide the real reason
         choice = costmodel.choose(rule, topology, batch, shape, generations, data_device=data_device,
                                   device=device, calls=calls)
         engine = choose_engine(choice.engine, rule, topology)
@@ -155,7 +157,10 @@ def _select(backend: str | Engine, rule: Rule, topology: Topology, batch: int, s
         if device is not None:
             return engine, device
         return engine, (None if choice.device == data_device.split(":")[0] else choice.device)
-    return choose_engine(backend, rule, topology), device
+    engine = choose_engine(backend, rule, topology)
+    if device is not None and engine.array_module == "torch":
+        check_device(device)  # a clear error before anything is allocated there
+    return engine, device
 
 
 def explain(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import GridError
+from .errors import GridError, MemoryBudgetError
+from .memory import available_bytes, format_bytes
 
 
 def random_soup(
@@ -26,9 +27,20 @@ def random_soup(
         raise GridError(f"soup size must be positive, got {width}x{height}")
     if batch is not None and batch < 1:
         raise GridError(f"batch must be positive, got {batch}")
-    rng = np.random.default_rng(seed)
     shape = (height, width) if batch is None else (batch, height, width)
-    alive = rng.random(shape) < density
+    cells = int(np.prod(shape, dtype=np.int64))
+    budget = available_bytes(None)
+    if budget is not None and 2 * cells > budget:  # the soup and one same-sized temporary
+        raise MemoryBudgetError(
+            f"a soup of {cells:,} cells needs about {format_bytes(2 * cells)} but only {format_bytes(budget)} "
+            "of memory is available; use a smaller size or batch", needed=2 * cells, available=budget)
+    rng = np.random.default_rng(seed)
+    # Draw in blocks of rows (the same stream as one draw) so the float64 temporaries stay small.
+    alive = np.empty(shape, dtype=bool)
+    rows = alive.reshape(-1, width)
+    step = max(1, (1 << 22) // width)
+    for start in range(0, rows.shape[0], step):
+        rows[start : start + step] = rng.random((min(step, rows.shape[0] - start), width)) < density
     states = rng.integers(1, n_states, size=shape, dtype=np.uint8) if n_states > 2 else np.uint8(1)
     return np.where(alive, states, 0).astype(np.uint8)
 
