@@ -1,4 +1,5 @@
-"""Pattern files: RLE, plaintext (``.cells``), Life 1.05 and Life 1.06, optionally gzip-compressed.
+"""Pattern files: RLE, plaintext (``.cells``), Life 1.05, Life 1.06 and macrocell (``.mc``),
+optionally gzip-compressed.
 
 - :func:`load` / :func:`loads` read a file / text into a :class:`~tensorca.pattern.Pattern`,
   detecting the format from the content (and gzip from its magic bytes).
@@ -17,6 +18,7 @@ from .detect import FORMATS, detect_format
 from .files import dumps, load, loads, save
 from .life105 import read_life105, write_life105
 from .life106 import read_life106, write_life106
+from .macrocell import read_macrocell, write_macrocell
 from .plaintext import read_plaintext, write_plaintext
 from .rle import read_rle, write_rle
 
@@ -30,11 +32,13 @@ __all__ = [
     "loads",
     "read_life105",
     "read_life106",
+    "read_macrocell",
     "read_plaintext",
     "read_rle",
     "save",
     "write_life105",
     "write_life106",
+    "write_macrocell",
     "write_plaintext",
     "write_rle",
 ]

@@ -20,6 +20,7 @@ from .budget import DEFAULT_MAX_BYTES
 from .detect import FORMATS, detect_format
 from .life105 import read_life105, write_life105
 from .life106 import read_life106, write_life106
+from .macrocell import read_macrocell, write_macrocell
 from .plaintext import read_plaintext, write_plaintext
 from .rle import read_rle, write_rle
 
@@ -35,20 +36,24 @@ _ALIASES = {
     "life1.06": "life106",
     "lif": "life106",
     "life": "life106",
+    "macrocell": "macrocell",
+    "mc": "macrocell",
 }
 _READERS: dict[str, Callable[..., Pattern]] = {
     "rle": read_rle,
     "cells": read_plaintext,
     "life105": read_life105,
     "life106": read_life106,
+    "macrocell": read_macrocell,
 }
 _WRITERS: dict[str, Callable[[Pattern], str]] = {
     "rle": write_rle,
     "cells": write_plaintext,
     "life105": write_life105,
     "life106": write_life106,
+    "macrocell": write_macrocell,
 }
-_EXTENSIONS = {".rle": "rle", ".cells": "cells", ".lif": "life106", ".life": "life106"}
+_EXTENSIONS = {".rle": "rle", ".cells": "cells", ".lif": "life106", ".life": "life106", ".mc": "macrocell"}
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -69,7 +74,7 @@ def loads(
 ) -> Pattern:
     """Parse pattern ``text`` (``str``, or ``bytes`` possibly gzip-compressed) into a :class:`Pattern`.
 
-    ``format`` is one of ``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``, or ``None`` to
+    ``format`` is one of ``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``, ``"macrocell"``, or ``None`` to
     detect it from the content. ``max_cells`` caps ``H * W`` of the array (default 2**31).
     Raises :class:`~tensorca.errors.PatternError` (with line and column) for malformed input.
     """
@@ -96,7 +101,8 @@ def load(path_or_file: PathOrFile, format: str | None = None, *, max_cells: int 
 
 
 def dumps(pattern: Pattern, format: str = "rle") -> str:
-    """Encode ``pattern`` as text in ``format`` (``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``).
+    """Encode ``pattern`` as text in ``format`` (``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``,
+    ``"macrocell"``).
 
     The plaintext and Life formats hold two states only; a multi-state pattern raises
     :class:`~tensorca.errors.PatternError` (use RLE).
@@ -107,8 +113,8 @@ def dumps(pattern: Pattern, format: str = "rle") -> str:
 def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -> None:
     """Write ``pattern`` to ``path``; the format comes from the extension unless given.
 
-    ``.rle`` -> RLE, ``.cells`` -> plaintext, ``.lif``/``.life`` -> Life 1.06; a further ``.gz``
-    compresses with gzip.
+    ``.rle`` -> RLE, ``.cells`` -> plaintext, ``.lif``/``.life`` -> Life 1.06, ``.mc`` -> macrocell;
+    a further ``.gz`` compresses with gzip.
     """
     name = os.fspath(path)
     compress = name.lower().endswith(".gz")
@@ -117,7 +123,7 @@ def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -
         ext = os.path.splitext(stem)[1].lower()
         if ext not in _EXTENSIONS:
             raise ValueError(
-                f"cannot tell the pattern format from {name!r}; use .rle, .cells, .lif or .life "
+                f"cannot tell the pattern format from {name!r}; use .rle, .cells, .lif, .life or .mc "
                 f"(optionally + .gz), or pass format="
             )
         format = _EXTENSIONS[ext]
