@@ -551,7 +551,7 @@ def test_error_bad_rule_points_into_the_rule_and_chains_the_rule_error(text, lin
 
 def test_error_bad_topology_in_header_points_at_the_suffix():
     with pytest.raises(PatternError, match="bad rule") as info:
-        tio.loads("x = 3, y = 3, rule = B3/S23:K10,10\nbo!")
+        tio.loads("x = 3, y = 3, rule = B3/S23:S10,12\nbo!")
     assert (info.value.line, info.value.column) == (1, 29)
     assert isinstance(info.value.__cause__, TopologyError)
 

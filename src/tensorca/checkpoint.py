@@ -47,13 +47,27 @@ class Checkpoint:
 
 
 def _topology_json(topology: Topology) -> dict:
-    return {"kind": topology.kind, "width": topology.width, "height": topology.height}
+    data: dict = {"kind": topology.kind, "width": topology.width, "height": topology.height}
+    if topology.bounded and not topology.simple:
+        data["suffix"] = topology.suffix()  # twist and shift, in Golly's spelling
+    return data
 
 
 def _topology_from(data: dict) -> Topology:
     kind = data.get("kind")
     if kind == "unbounded":
         return Topology.unbounded()
+    if data.get("suffix"):
+        from .errors import TopologyError
+        from .topology import parse_topology
+
+        try:
+            topology = parse_topology(str(data["suffix"]))
+        except TopologyError as exc:
+            raise CheckpointError(f"checkpoint topology: {exc}") from exc
+        if topology.kind != kind:
+            raise CheckpointError(f"checkpoint topology suffix {data['suffix']!r} is not a {kind}")
+        return topology
     if kind == "torus":
         return Topology.torus(int(data["width"]), int(data["height"]))
     if kind == "plane":

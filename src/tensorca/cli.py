@@ -229,12 +229,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for column in ("engine", "device", "family", "topology", "grids", "identical"):
         table.add_column(column, justify="right" if column in ("grids", "identical") else "left", no_wrap=True)
     table.add_column("first mismatch", no_wrap=True)
-    skipped: dict[tuple[str, str], list[str]] = {}
+    skipped: dict[tuple[str, str], dict[str, list[str]]] = {}  # (engine, device) -> family -> topologies
     for row in report.rows:
         if row.skipped is not None:
-            families_skipped = skipped.setdefault((row.engine, row.device), [])
-            if row.family not in families_skipped:
-                families_skipped.append(row.family)
+            skipped.setdefault((row.engine, row.device), {}).setdefault(row.family, []).append(row.topology)
             continue
         style = None if row.passed else "bold red"
         cell = row.first_cell or "-"
@@ -246,8 +244,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for row in report.rows:
         if row.skipped is None and (row.control or not row.passed):
             out.print(f"{row.engine} {row.device} {row.family} {row.topology}: {describe(row)}", highlight=False)
-    for (engine, device), names in skipped.items():
-        out.print(f"{engine} on {device} does not support (skipped): {', '.join(names)}", highlight=False)
+    n_topologies = len({row.topology for row in report.rows if not row.control})
+    for (engine, device), families_skipped in skipped.items():
+        parts = [family if len(set(tops)) >= n_topologies else f"{family} on {'/'.join(dict.fromkeys(tops))}"
+                 for family, tops in families_skipped.items()]
+        out.print(f"{engine} on {device} does not support (skipped): {'; '.join(parts)}", highlight=False)
     out.print("all engines bit-identical to the reference; the zero-padding control was caught"
               if report.ok else f"FAILED: {len(report.failures())} row(s) above", highlight=False)
     return 0 if report.ok else 1

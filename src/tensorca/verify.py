@@ -1,7 +1,8 @@
 """``tensorca verify``: every engine, on every device here, bit-identical to the NumPy reference.
 
 For each engine (other than the reference) and each of its devices, each rule family and each
-topology, ``grids`` random grids (odd and non-square sizes, 1x1 included; densities 0.1-0.9;
+topology (torus, plane, shifted tori, Klein bottles, cross-surface, sphere: :func:`topology_for`;
+an engine that does not run a topology gets a skipped row), ``grids`` random grids (odd and non-square sizes, 1x1 included; densities 0.1-0.9;
 Generations starts hold every state) are advanced ``generations`` generations and compared bit
 for bit with :class:`~tensorca.engines.numpy_reference.NumpyEngine`. A mismatch is reported with
 the first generation, grid and cell ``(y, x)`` where the engine and the reference part.
@@ -47,9 +48,35 @@ FAMILY_RULES: dict[str, tuple[str, ...]] = {
     "wolfram": ("W30", "W110", "W90"),
 }
 FAMILIES = tuple(FAMILY_RULES)
-TOPOLOGIES = ("torus", "plane")
+TOPOLOGIES = ("torus", "plane", "shifted", "klein", "cross", "sphere")
 #: Grid sizes (H, W), cycled: tiny, odd, non-square and square.
 SIZES = ((1, 1), (2, 3), (5, 7), (17, 31), (31, 17), (16, 16), (33, 64), (40, 41), (9, 100), (64, 64))
+
+
+def topology_for(kind: str, shape: tuple[int, int], index: int = 0) -> Topology:
+    """The topology of grid ``index`` of row ``kind`` on a grid of ``shape`` ``(H, W)``.
+
+    ``shifted`` cycles through shifts on the horizontal and vertical edges, both signs;
+    ``klein`` through the horizontal and vertical twist, each with the shift where the twisted
+    side is even; ``sphere`` is ``H x H`` (square), so the grid shape is ``topology.shape``.
+    """
+    height, width = shape
+    if kind in ("torus", "plane"):
+        return Topology(kind, width, height)  # type: ignore[arg-type]
+    if kind == "shifted":
+        variant = index % 4
+        if variant < 2:
+            return Topology.torus(width, height, shift_x=((1 + index) % width) * (-1) ** variant)
+        return Topology.torus(width, height, shift_y=((1 + index) % height) * (-1) ** variant)
+    if kind == "klein":
+        twist = "h" if index % 2 == 0 else "v"
+        side = width if twist == "h" else height
+        return Topology.klein(width, height, twist, shift=(index // 2) % 2 == 1 and side % 2 == 0)
+    if kind == "cross":
+        return Topology.cross(width, height)
+    if kind == "sphere":
+        return Topology.sphere(height)
+    raise ValueError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
 
 
 def rule_value(text: str) -> Rule:
@@ -200,9 +227,13 @@ def check_row(
     """Run ``grids`` random grids of ``family`` on ``kind`` through ``engine`` on ``device``."""
     row = VerifyRow(engine.name, device, family, kind, control=control)
     rules = [rule_value(text) for text in FAMILY_RULES[family]]
-    usable = [r for r in rules if engine.supports(r, Topology(kind, 8, 8))]  # type: ignore[arg-type]
+    probes = [topology_for(kind, (8, 8), i) for i in range(4)]
+    usable = [r for r in rules if all(engine.supports(r, t) for t in probes)]
     if not usable:
-        row.skipped = f"{engine.name} supports no {family} rule"
+        if any(engine.supports(r, Topology.torus(8, 8)) for r in rules):
+            row.skipped = f"{engine.name} does not run {kind} topologies"
+        else:
+            row.skipped = f"{engine.name} supports no {family} rule"
         return row
     row.rules = [r.canonical() for r in usable]
     for index in range(grids):
@@ -211,9 +242,9 @@ def check_row(
         if rule not in usable:
             rule = usable[index % len(usable)]
         shape = SIZES[index % len(SIZES)]
+        topology = topology_for(kind, shape, index)
         rng = np.random.default_rng([seed, FAMILIES.index(family), TOPOLOGIES.index(kind), index])
-        start = random_grid(rng, shape, rule.n_states)
-        topology = Topology(kind, shape[1], shape[0])  # type: ignore[arg-type]
+        start = random_grid(rng, topology.shape, rule.n_states)
         want = reference.trajectory((family, kind, index, rule, seed, generations), start, rule, topology, generations)
         row.grids += 1
         try:
@@ -275,7 +306,7 @@ def verify(
             raise ValueError(f"unknown family {name!r}; expected one of {', '.join(FAMILIES)}")
     for kind in topologies:
         if kind not in TOPOLOGIES:
-            raise ValueError(f"unknown topology {kind!r}; expected torus or plane")
+            raise ValueError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
     if engines is None:
         chosen = [e for e in available_engines() if e.name != "numpy"]
     else:

@@ -183,7 +183,7 @@ class _Spec:
         height, width = self.shape
         h, w = cells.shape
         grid = np.zeros(self.shape, dtype=np.uint8)
-        if self.topology.kind == "torus":
+        if self.topology.kind == "torus" and self.topology.simple:
             grid[:h, :w] = cells
             return np.roll(grid, (int(rng.integers(height)), int(rng.integers(width))), axis=(0, 1))
         y, x = int(rng.integers(height - h + 1)), int(rng.integers(width - w + 1))

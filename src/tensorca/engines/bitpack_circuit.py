@@ -219,7 +219,9 @@ def why_not_bitpack(rule, topology) -> str | None:
     from ..rules.base import TableRule
 
     if not getattr(topology, "bounded", False) or topology.kind not in ("torus", "plane"):
-        return f"topology {topology} is not a torus or bounded plane"
+        return f"topology {topology} is not a torus or bounded plane (bit-packed edges only wrap or stay dead)"
+    if not topology.simple:
+        return f"topology {topology} is a shifted torus; bit-packed edges only wrap plainly or stay dead"
     if not isinstance(rule, TableRule):
         return f"only two-state outer-totalistic Moore (B/S) rules run bit-packed, not {rule.family} rules"
     if rule.n_states != 2:

@@ -279,6 +279,10 @@ class BitpackCpuEngine(Engine):
         return f"engine {self.name!r} cannot run {rule.canonical() or rule!r} on {topology}: {reason or 'supported'}"
 
     def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int) -> np.ndarray:
+        if not topology.simple:  # the packed edges only wrap plainly or stay dead
+            from ..errors import EngineError
+
+            raise EngineError(self.why_unsupported(rule, topology))
         cells = np.asarray(cells)
         _, _, width = cells.shape
         words = pack(cells == 1, 64)

@@ -329,10 +329,12 @@ class BitpackGpuEngine(Engine):
         return f"engine {self.name!r} cannot run {rule.canonical() or rule!r} on {topology}: {reason or 'supported'}"
 
     def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> Any:
+        from ..errors import EngineError
+
+        if not topology.simple:  # the packed edges only wrap plainly or stay dead
+            raise EngineError(self.why_unsupported(rule, topology))
         device = cells.device.type
         if device != "cuda" and not (interpreting() and device == "cpu"):
-            from ..errors import EngineError
-
             raise EngineError(
                 f"engine 'bitpack-gpu' runs on CUDA tensors (or CPU tensors with TRITON_INTERPRET=1), got a {device} tensor"
             )

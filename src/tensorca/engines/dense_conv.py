@@ -50,11 +50,14 @@ class DenseConvEngine(Engine):
     bytes_per_cell = 22.0
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return topology.bounded and life_like_sets(rule) is not None
+        return topology.bounded and topology.simple and life_like_sets(rule) is not None
 
     def why_unsupported(self, rule: Rule, topology: Topology) -> str:
-        if not topology.bounded:
-            return "engine 'dense-conv' runs bounded grids (torus or plane) only"
+        if not topology.bounded or not topology.simple:
+            return (
+                f"engine 'dense-conv' runs the plain torus and the bounded plane only (circular or zero "
+                f"padding), not {topology}; use backend='torch'"
+            )
         return (
             f"engine 'dense-conv' is the Life-like baseline (two-state B/S rules on the Moore "
             f"neighbourhood); rule {rule.canonical()!r} ({rule.family}) needs backend='torch'"
@@ -62,7 +65,7 @@ class DenseConvEngine(Engine):
 
     def advance(self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int) -> torch.Tensor:
         sets = life_like_sets(rule)
-        if sets is None or not topology.bounded:
+        if sets is None or not self.supports(rule, topology):
             raise EngineError(self.why_unsupported(rule, topology))
         birth, survival = sets
         both = tuple(k for k in birth if k in survival)  # B3/S23: n == 3 whatever the cell

@@ -3,8 +3,9 @@
 Every step is two separate parts (perceive, then update):
 
 1. *perceive*: pad the grid of state-1 cells as the topology says (wrap for a torus, zeros for a
-   bounded plane), then read each cell's neighbourhood: the 9-bit 3x3 index for table rules, or
-   the count under the neighbourhood mask for Larger than Life;
+   bounded plane, a gather from :func:`~tensorca.topology.padding_index` for the other kinds),
+   then read each cell's neighbourhood: the 9-bit 3x3 index for table rules, or the count under
+   the neighbourhood mask for Larger than Life;
 2. *update*: look the index up in the rule's table (or test the count against the intervals) and
    apply Generations decay when the rule has more than two states.
 
@@ -16,16 +17,25 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules.base import LargerThanLifeRule, Rule, TableRule
-from ..topology import Topology
+from ..topology import Topology, padding_index
 from .base import Engine
 
 
 def pad(alive: np.ndarray, radius: int, topology: Topology) -> np.ndarray:
-    """Pad ``(B, H, W)`` by ``radius`` on each side of H and W: wrap on a torus, dead on a plane."""
+    """Pad ``(B, H, W)`` by ``radius`` on each side of H and W as ``topology`` joins its edges.
+
+    A plain torus wraps and a bounded plane is dead outside (``np.pad``); every other kind
+    (shifted torus, Klein bottle, cross-surface, sphere) gathers each padded cell from the grid
+    cell :func:`~tensorca.topology.padding_index` names.
+    """
     widths = ((0, 0), (radius, radius), (radius, radius))
-    if topology.kind == "torus":
+    if topology.kind == "torus" and topology.simple:
         return np.pad(alive, widths, mode="wrap")
-    return np.pad(alive, widths, mode="constant", constant_values=0)
+    if topology.kind == "plane":
+        return np.pad(alive, widths, mode="constant", constant_values=0)
+    rows, cols, valid = padding_index(topology, radius)
+    padded = alive[:, rows, cols]
+    return padded if valid.all() else np.where(valid, padded, 0).astype(alive.dtype)
 
 
 def neighbourhood_index(alive: np.ndarray, topology: Topology) -> np.ndarray:
@@ -114,7 +124,7 @@ def step_ltl(cells: np.ndarray, rule: LargerThanLifeRule, topology: Topology) ->
 
 
 class NumpyEngine(Engine):
-    """``backend="numpy"``: the reference for every rule family on the torus and bounded plane."""
+    """``backend="numpy"``: the reference for every rule family on every bounded topology."""
 
     name = "numpy"
 

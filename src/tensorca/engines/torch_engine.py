@@ -9,7 +9,8 @@ Cells stay ``uint8`` ``(B, H, W)`` tensors on their device. One generation is *p
   the centre and the Moore count (B/S Moore rules, whatever their spelling) the cheaper
   3x3 box count is used instead (``path="count"``, chosen by ``path="auto"``);
 - Larger than Life: counts under the neighbourhood mask from prefix sums (box sums for Moore);
-- then Generations decay. Padding follows the topology: wrap on a torus, dead on a plane.
+- then Generations decay. Padding follows the topology: wrap on a torus, dead on a plane, a
+  gather of the border ring for shifted tori, Klein bottles, cross-surfaces and spheres.
 
 The generation loop issues tensor operations only: no ``.item()``, ``.cpu()`` or Python branching
 on tensor values, so on CUDA it never waits for the device. Observers (population per
@@ -68,9 +69,9 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     The rule's tables are moved to ``device`` once, here; the returned function only launches
     tensor operations.
     """
-    kind = K.topology_kind(topology)
     n_states = rule.n_states
     if isinstance(rule, TableRule):
+        kind = K.padding(topology, 1, device)
         table_np = rule.lookup_table()
         count_np = K.moore_count_table(table_np)
         if path == "count" and count_np is None:
@@ -101,6 +102,7 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     if isinstance(rule, LargerThanLifeRule):
         mask = rule.neighbourhood_mask()
         plan = K.MaskPlan.of(mask)
+        kind = K.padding(topology, plan.radius, device)
         max_count = int(mask.sum())
         # verdict[count + (max_count + 1) * alive]: birth intervals first, then survival.
         verdict = np.concatenate([K.interval_table(rule.birth, max_count), K.interval_table(rule.survival, max_count)])
@@ -118,7 +120,7 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
 
 
 class TorchEngine(Engine):
-    """``backend="torch"``: every family the reference supports, torus and bounded plane, any device."""
+    """``backend="torch"``: every family the reference supports, every bounded topology, any device."""
 
     name = "torch"
     array_module = "torch"
@@ -159,7 +161,7 @@ class TorchEngine(Engine):
 
     def why_unsupported(self, rule: Rule, topology: Topology) -> str:
         if not topology.bounded:
-            return "engine 'torch' runs bounded grids (torus or plane); the simulator handles the unbounded plane"
+            return "engine 'torch' runs bounded grids; the simulator handles the unbounded plane"
         if isinstance(rule, TableRule) and self.options.path == "count":
             return f"engine 'torch' with path='count' needs an outer-totalistic Moore rule, not {rule.canonical()!r}"
         return f"engine 'torch' does not support rule family {rule.family!r} ({rule.canonical()!r})"

@@ -1,5 +1,10 @@
 """Tensor kernels for the ``torch`` engine: padding, perceiving a neighbourhood, applying a rule.
 
+Padding (:func:`pad`) is a wrap (torus), zeros (plane) or, for the other topologies, a gather of
+the border ring from the grid cells :func:`tensorca.topology.padding_ring` names (:class:`RingPad`,
+index tensors cached per topology, radius and device); the kernels below take whichever
+:func:`padding` returns and never look at edges themselves.
+
 Every function takes and returns tensors on one device and never synchronises with the host
 (no ``.item()``, no ``.cpu()``, no Python branching on tensor values), so a multi-generation
 loop built from them runs ahead of the host on CUDA and can be captured in a CUDA graph.
@@ -32,7 +37,7 @@ import torch
 import torch.nn.functional as F
 
 from ..rules.base import TABLE_WEIGHTS
-from ..topology import Topology
+from ..topology import Topology, padding_ring
 from .numpy_reference import mask_runs  # the runs of a mask are plain Python: share them
 
 
@@ -41,14 +46,56 @@ def wrap_index(size: int, radius: int, device: torch.device) -> torch.Tensor:
     return (torch.arange(-radius, size + radius, device=device) % size).to(torch.int64)
 
 
-def pad(cells: torch.Tensor, radius: int, kind: str) -> torch.Tensor:
+@dataclasses.dataclass(frozen=True, eq=False)
+class RingPad:
+    """Padding for the kinds a wrap or zeros cannot express (shifted torus, Klein bottle, ...).
+
+    ``dst``/``src`` are int64 flat indices on one device (from
+    :func:`tensorca.topology.padding_ring`): padded cell ``dst[k]`` is grid cell ``src[k]``;
+    the interior is copied as is. Built once per (topology, radius, device).
+    """
+
+    radius: int
+    dst: torch.Tensor
+    src: torch.Tensor
+
+
+_RING_PADS: dict[tuple[Topology, int, str], RingPad] = {}
+
+
+def padding(topology: Topology, radius: int, device: torch.device) -> "str | RingPad":
+    """What :func:`pad` needs for ``topology``: ``"torus"``, ``"plane"`` or a cached :class:`RingPad`."""
+    if topology.simple:
+        return "torus" if topology.kind == "torus" else "plane"
+    key = (topology, radius, str(device))
+    ring = _RING_PADS.get(key)
+    if ring is None:
+        dst, src = padding_ring(topology, radius)
+        ring = RingPad(radius, torch.from_numpy(dst).to(device), torch.from_numpy(src).to(device))
+        if len(_RING_PADS) > 64:
+            _RING_PADS.clear()
+        _RING_PADS[key] = ring
+    return ring
+
+
+def pad(cells: torch.Tensor, radius: int, kind: "str | RingPad") -> torch.Tensor:
     """Pad ``(B, H, W)`` by ``radius`` on each side of H and W: wrap on a torus, zeros on a plane.
 
     On a torus the radius may exceed the grid (the wrap repeats, as ``np.pad(mode="wrap")``).
+    A :class:`RingPad` (any other topology, see :func:`padding`) copies the interior and gathers
+    the border ring from the grid cells it names.
     """
     if radius == 0:
         return cells
-    _, height, width = cells.shape
+    batch, height, width = cells.shape
+    if isinstance(kind, RingPad):
+        if kind.radius != radius:
+            raise ValueError(f"padding built for radius {kind.radius}, asked for {radius}")
+        out = cells.new_empty((batch, height + 2 * radius, width + 2 * radius))
+        out[:, radius : radius + height, radius : radius + width] = cells
+        flat = cells.reshape(batch, height * width).index_select(1, kind.src)
+        out.view(batch, -1).index_copy_(1, kind.dst, flat)
+        return out
     if kind == "plane":
         return F.pad(cells, (radius, radius, radius, radius))
     if radius <= height and radius <= width:
@@ -58,7 +105,7 @@ def pad(cells: torch.Tensor, radius: int, kind: str) -> torch.Tensor:
     return rows.index_select(2, wrap_index(width, radius, cells.device))
 
 
-def table_index(alive: torch.Tensor, kind: str) -> torch.Tensor:
+def table_index(alive: torch.Tensor, kind: "str | RingPad") -> torch.Tensor:
     """``(B, H, W)`` int32 9-bit neighbourhood index of ``alive`` (uint8 0/1), NW = 256 ... SE = 1."""
     _, height, width = alive.shape
     padded = pad(alive, 1, kind)
@@ -73,13 +120,13 @@ def conv_weights(device: torch.device, dtype: torch.dtype = torch.float32) -> to
     return torch.tensor(TABLE_WEIGHTS.astype(np.float32), dtype=dtype, device=device)[None, None]
 
 
-def conv_index(alive: torch.Tensor, kind: str, weights: torch.Tensor) -> torch.Tensor:
+def conv_index(alive: torch.Tensor, kind: "str | RingPad", weights: torch.Tensor) -> torch.Tensor:
     """The 9-bit index as :func:`table_index`, from a weighted 3x3 ``conv2d`` (exact in float32)."""
     padded = pad(alive, 1, kind).to(weights.dtype)[:, None]
     return F.conv2d(padded, weights)[:, 0].to(torch.int32)
 
 
-def moore_box_count(alive: torch.Tensor, kind: str) -> torch.Tensor:
+def moore_box_count(alive: torch.Tensor, kind: "str | RingPad") -> torch.Tensor:
     """``(B, H, W)`` uint8 number of live cells in each 3x3 box, centre included (0..9)."""
     _, height, width = alive.shape
     padded = pad(alive, 1, kind)
@@ -112,7 +159,7 @@ class MaskPlan:
         return cls(radius, box, tuple(mask_runs(mask)))
 
 
-def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: str) -> torch.Tensor:
+def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: "str | RingPad") -> torch.Tensor:
     """``(B, H, W)`` int32 number of live cells under a mask (see :class:`MaskPlan`) around each cell.
 
     A square mask (Moore; without the centre, the box minus the centre) is a box sum: one
@@ -197,6 +244,9 @@ def interval_table(intervals: tuple[tuple[int, int], ...], max_count: int) -> np
     return hit
 
 
-def topology_kind(topology: Topology) -> str:
-    """``"torus"`` or ``"plane"``: the padding a bounded topology needs."""
-    return "torus" if topology.kind == "torus" else "plane"
+def topology_kind(topology: Topology) -> "str | Topology":
+    """A cache key for the padding ``topology`` needs: ``"torus"`` or ``"plane"`` for those
+    (any size), else the topology value itself (its padding depends on its size)."""
+    if topology.simple:
+        return "torus" if topology.kind == "torus" else "plane"
+    return topology
