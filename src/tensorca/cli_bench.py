@@ -45,9 +45,13 @@ def _us(seconds: float | None) -> str:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from .benchmark import bench
+    from .engines import engine_names
     from .errors import TensorcaError
 
     engines = args.engines.split(",") if args.engines else None
+    unknown = [name for name in engines or [] if name not in engine_names()]
+    if unknown:
+        raise TensorcaError(f"unknown engine {unknown[0]!r}; available: {', '.join(engine_names())}")
     devices = None if args.device in (None, "all") else args.device.split(",")
 
     def on_row(row) -> None:
