@@ -33,6 +33,27 @@ def markdown_tables(path: Path) -> str:
     return "\n".join(lines) + "\n" if lines else f"(no table; last line: {last_line(path)})\n"
 
 
+def torch_targets(*paths: Path) -> str:
+    """The issue's two torch targets from the eager/compiled tables: 8192^2 CUPS, batched vs serial."""
+    cups: dict[tuple[str, str], float] = {}
+    for path in paths:
+        if not path.exists():
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 3 and cells[2].replace(",", "").replace(".", "").isdigit():
+                cups[(cells[0], cells[1])] = float(cells[2].replace(",", "")) * 1e6
+    out = []
+    best_8192 = max((v for (case, eng), v in cups.items() if case == "8192x8192" and eng.startswith("torch")), default=None)
+    if best_8192 is not None:
+        out.append(f"- torch at 8192^2: best variant {best_8192 / 1e12:.2f} T CUPS (target >= 1 T)")
+    batched = cups.get(("4096 x 64x64", "torch"))
+    serial = cups.get(("4096 x 64x64 one at a time", "torch"))
+    if batched and serial:
+        out.append(f"- 4096 x 64^2 batched vs one at a time (torch): {batched / serial:.0f}x per cell (target >= 50x)")
+    return "\n".join(out) + "\n" if out else "(torch targets: no figures)\n"
+
+
 def bitpack_rows(path: Path) -> str:
     if not path.exists():
         return "(no bitpack_gpu.json)\n"
@@ -68,6 +89,7 @@ def main() -> None:
     print("torch engine (B3/S23, torus; M cell updates/s, ratio to the first variant):\n")
     print(markdown_tables(results / "torch_eager.txt"))
     print(markdown_tables(results / "torch_compiled.txt"))
+    print(torch_targets(results / "torch_eager.txt", results / "torch_compiled.txt"))
     print("bitpack-gpu (B3/S23, torus; floor = bytes of one read and one write per word per generation at "
           f"{MEASURED_BANDWIDTH / 1e12:.1f} TB/s measured copy bandwidth):\n")
     print(bitpack_rows(results / "bitpack_gpu.json"))
