@@ -1,4 +1,5 @@
-"""Helpers shared by the readers: rule strings inside files, positions, line splitting."""
+"""Helpers shared by the readers and writers: rule strings inside files, positions, line splitting,
+metadata lines."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ..errors import PatternError, RuleError, TopologyError
 from ..topology import Topology
 
 if TYPE_CHECKING:
+    from ..pattern import Pattern
     from ..rules.base import Rule
 
 _INT = re.compile(r"[+-]?\d+")
@@ -70,3 +72,16 @@ def int_fields(body: str, line: int, start_col: int, source: str | None, count: 
             f"expected {count} integers ({what}), got {len(values)}", line, start_col + len(body), source
         )
     return values
+
+
+def metadata_lines(pattern: "Pattern") -> list[str]:
+    """Golly's ``#N`` name, ``#O`` author and ``#C`` comment lines for ``pattern`` (RLE and macrocell)."""
+    lines = []
+    if pattern.name:
+        lines.append(f"#N {' '.join(str(pattern.name).splitlines())}")
+    if pattern.author:
+        lines.append(f"#O {' '.join(str(pattern.author).splitlines())}")
+    for comment in pattern.comments:
+        for part in str(comment).splitlines() or [""]:
+            lines.append(f"#C {part}" if part else "#C")
+    return lines

@@ -63,7 +63,7 @@ from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, resolve_max_cells
-from .common import iter_lines, parse_int, parse_rule_in_file
+from .common import iter_lines, metadata_lines, parse_int, parse_rule_in_file
 
 #: Level of a two-state leaf (8x8) and of a multi-state leaf (2x2).
 TWO_STATE_LEAF = 3
@@ -431,13 +431,7 @@ def write_macrocell(pattern: Pattern) -> str:
         lines.append(f"#R B3/S23{suffix}")
     if pattern.generation:
         lines.append(f"#G {pattern.generation}")
-    if pattern.name:
-        lines.append(f"#N {' '.join(str(pattern.name).splitlines())}")
-    if pattern.author:
-        lines.append(f"#O {' '.join(str(pattern.author).splitlines())}")
-    for comment in pattern.comments:
-        for part in str(comment).splitlines() or [""]:
-            lines.append(f"#C {part}" if part else "#C")
+    lines += metadata_lines(pattern)
     lines += _tree_lines(cells, ox, oy, two_state)
     return "\n".join(lines) + "\n"
 

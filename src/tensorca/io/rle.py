@@ -38,7 +38,7 @@ from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, check_extent, resolve_max_cells
-from .common import int_fields, iter_lines, parse_int, parse_rule_in_file
+from .common import int_fields, iter_lines, metadata_lines, parse_int, parse_rule_in_file
 
 #: Longest line :func:`write_rle` emits (Golly's limit).
 MAX_LINE = 70
@@ -353,13 +353,7 @@ def write_rle(pattern: Pattern) -> str:
     ox, oy = pattern.origin
     if (ox, oy) != (0, 0) or pattern.generation:
         lines.append(f"#CXRLE Pos={ox},{oy} Gen={pattern.generation}")
-    if pattern.name:
-        lines.append(f"#N {_one_line(pattern.name)}")
-    if pattern.author:
-        lines.append(f"#O {_one_line(pattern.author)}")
-    for comment in pattern.comments:
-        for part in str(comment).splitlines() or [""]:
-            lines.append(f"#C {part}" if part else "#C")
+    lines += metadata_lines(pattern)
     header = f"x = {width}, y = {height}"
     suffix = pattern.topology.suffix()
     if rule is not None:
@@ -400,7 +394,3 @@ def write_rle(pattern: Pattern) -> str:
     emit("!")
     body.append(current)
     return "\n".join(lines + body) + "\n"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).splitlines())
