@@ -11,7 +11,7 @@ import pytest
 from tensorca import io as pattern_io
 from tensorca.cli import main
 
-GLIDER_RLE = "#N Glider\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n"
+GLIDER_RLE = "#N Glider\n#O Richard K. Guy\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n"
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_rule_error_is_one_line_with_position(capsys):
 def test_info_describes_a_file(capsys, glider_file):
     code, out, _ = run_cli(capsys, "info", str(glider_file))
     assert code == 0
-    assert "Glider" in out and "B3/S23" in out and "unbounded" in out and "3 x 3" in out and "5" in out
+    assert "Glider" in out and "Richard K. Guy" in out and "B3/S23" in out and "unbounded" in out and "3 x 3" in out and "5" in out
 
 
 def test_run_file_writes_the_moved_glider(capsys, glider_file, tmp_path):

@@ -184,6 +184,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     table = Table(title=args.file, show_header=False)
     if pattern.name:
         table.add_row("name", pattern.name)
+    if pattern.author:
+        table.add_row("author", pattern.author)
     rule = pattern.rule
     table.add_row("rule", f"{rule.canonical()} ({rule.family}, {rule.n_states} states)" if rule else "not given (B3/S23 is used)")
     table.add_row("topology", str(pattern.topology))
