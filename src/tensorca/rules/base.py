@@ -109,7 +109,8 @@ class LargerThanLifeRule(Rule):
     decay exactly as in :class:`TableRule`.
 
     ``neighbourhood`` is Golly's letter: ``"M"`` Moore (square), ``"N"`` von Neumann (diamond),
-    ``"C"`` circular, and the HROT extras the parser accepts.
+    ``"C"`` circular, and the other shapes of ``rules.ltl.SUPPORTED``; or ``"@<hex>"`` (what
+    follows ``N`` in ``N@<hex>``) for a custom 0/1 mask.
     """
 
     family: ClassVar[str] = "larger-than-life"

@@ -10,6 +10,13 @@ Notations (case-insensitive, as in Golly):
   (centre never counted), ``N`` optional for Moore. Written back as HROT with merged runs and
   the ``N`` part omitted for Moore (``ltlalgo::flags_string``).
 
+Neighbourhoods (:data:`SUPPORTED`): every one Golly defines by a fixed shape, ``NM NN NC N2 N+
+NX N* NB ND N# NH NA N3``, and custom ``N@<hex>`` 0/1 masks (``NH``, ``NA``, ``N3`` are Golly's
+hexagonal-grid shapes in its square-grid emulation; an ``N@`` mask may end in Golly's ``H``
+display hint, kept in the canonical text). Refused with a :class:`RuleError` saying why
+(:data:`UNSUPPORTED`): weighted ``NW`` and Gaussian ``NG`` (weighted counts) and triangular
+``NL`` / ``N@...L`` (the shape flips on alternating cells).
+
 Counts may run from 0 to the neighbourhood size (centre excluded), plus one when ``M1``; with
 ``M1`` survival needs at least 1 (the live centre counts itself).
 """
@@ -26,46 +33,102 @@ from .base import LargerThanLifeRule
 MAX_RANGE = 500
 MAX_STATES = 256
 
-#: Neighbourhood letters tensorca computes, with Golly's shape for range r (centre excluded here).
+#: Neighbourhood letters tensorca computes, with Golly's shape for range r (``ltlalgo.cpp``
+#: ``max_neighbors`` and the ``fast_*`` counting loops). ``dx`` runs right, ``dy`` down (``dy < 0``
+#: is the row above, as in Golly); the centre is decided by ``M`` / HROT, not by the shape.
 SUPPORTED = {
     "M": "Moore (square)",
     "N": "von Neumann (|dx|+|dy| <= r)",
     "C": "circular (dx^2+dy^2 <= r^2+r)",
     "2": "L2/Euclidean (dx^2+dy^2 <= r^2)",
-    "+": "cross",
-    "X": "saltire",
-    "*": "star",
+    "+": "cross (dx == 0 or dy == 0)",
+    "X": "saltire (|dx| == |dy|)",
+    "*": "star (cross or saltire)",
+    "B": "checkerboard (dx+dy odd)",
+    "D": "aligned checkerboard (dx+dy even)",
+    "#": "hash (|dx| == 1 or |dy| == 1)",
+    "H": "hexagonal (|dx-dy| <= r: the square less its NE and SW corners)",
+    "A": "asterisk (dx == 0, dy == 0 or dx == dy)",
+    "3": "tripod (up, left and down-right arms)",
+    "@": "custom (N@ and (2r+1)^2-1 bits in hex, reading order, centre left out)",
 }
-#: Golly neighbourhoods that parse but that tensorca does not compute.
+#: Golly neighbourhoods that parse but that tensorca does not compute, with the reason.
 UNSUPPORTED = {
-    "H": "hexagonal", "B": "checkerboard", "D": "aligned checkerboard", "#": "hash", "@": "custom",
-    "3": "tripod", "A": "asterisk", "L": "triangular", "G": "Gaussian", "W": "weighted",
+    "L": ("triangular", ("is not supported by tensorca: its shape flips on alternating cells, so it is not "
+                         "one fixed 0/1 mask")),
+    "G": ("Gaussian", ("is weighted, and weighted neighbourhoods are not supported by tensorca (it counts "
+                       "live cells under a 0/1 mask)")),
+    "W": ("weighted", ("is refused: weighted neighbourhoods are not supported by tensorca (they need "
+                       "weighted counts, and it counts live cells under a 0/1 mask)")),
 }
+
+_HEX = "0123456789ABCDEF"
+
+
+def custom_digits(radius: int) -> int:
+    """Hex digits of a range-``radius`` ``N@`` neighbourhood: ``(2r+1)^2 - 1`` bits, 4 per digit."""
+    return radius * (radius + 1)
+
+
+def _custom_mask(spec: str, radius: int) -> np.ndarray:
+    """Golly's ``read_custom``: rows top to bottom, cells left to right, most significant bit first."""
+    # a final H is Golly's hexagonal-grid display hint; it does not change the counts
+    digits = spec[1:].upper().removesuffix("H")
+    if len(digits) != custom_digits(radius) or any(d not in _HEX for d in digits):
+        raise ValueError(f"custom neighbourhood for range {radius} needs exactly {custom_digits(radius)} "
+                         f"hex digits, got {spec[1:]!r}")
+    bits = [(int(d, 16) >> k) & 1 for d in digits for k in (3, 2, 1, 0)]
+    half = len(bits) // 2
+    flat = np.array(bits[:half] + [0] + bits[half:], dtype=np.uint8)
+    return flat.reshape(2 * radius + 1, 2 * radius + 1)
+
+
+def custom_neighbourhood(mask: np.ndarray) -> str:
+    """The ``@<hex>`` neighbourhood (as in ``N@<hex>``) of a square 0/1 mask; its centre is ignored."""
+    mask = np.asarray(mask)
+    side = mask.shape[0]
+    if mask.ndim != 2 or mask.shape != (side, side) or side % 2 == 0 or side < 3:
+        raise ValueError(f"a custom neighbourhood mask must be (2r+1, 2r+1) with r >= 1, got {mask.shape}")
+    flat = [int(bool(v)) for v in mask.reshape(-1)]
+    del flat[len(flat) // 2]
+    return "@" + "".join(_HEX[int("".join(map(str, flat[i : i + 4])), 2)] for i in range(0, len(flat), 4))
 
 
 def neighbourhood_mask(neighbourhood: str, radius: int, include_centre: bool) -> np.ndarray:
     """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of Golly's range-``radius`` neighbourhood.
 
-    ``neighbourhood`` is one of :data:`SUPPORTED`; the centre is set iff ``include_centre``.
+    ``neighbourhood`` is one of the :data:`SUPPORTED` letters, or ``"@<hex>"`` for a custom
+    neighbourhood (optionally ending in Golly's ``H`` display hint); row 0 is the row above
+    the cell (``dy = -r``). The centre is set iff ``include_centre``.
     """
-    if neighbourhood not in SUPPORTED:
-        raise ValueError(f"unsupported neighbourhood {neighbourhood!r}; expected one of {''.join(SUPPORTED)}")
     if not 1 <= radius <= MAX_RANGE:
         raise ValueError(f"radius must be from 1 to {MAX_RANGE}, got {radius}")
+    if neighbourhood.startswith("@"):
+        mask = _custom_mask(neighbourhood, radius)
+        mask[radius, radius] = 1 if include_centre else 0
+        return mask
+    if neighbourhood not in SUPPORTED:
+        raise ValueError(f"unsupported neighbourhood {neighbourhood!r}; expected one of {''.join(SUPPORTED)}")
     r = radius
     dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
     d2 = dx * dx + dy * dy
     cross = (dx == 0) | (dy == 0)
     saltire = np.abs(dx) == np.abs(dy)
     shape = {
-        "M": np.ones_like(dx, dtype=bool),
-        "N": np.abs(dx) + np.abs(dy) <= r,
-        "C": d2 <= r * r + r,
-        "2": d2 <= r * r,
-        "+": cross,
-        "X": saltire,
-        "*": cross | saltire,
-    }[neighbourhood]
+        "M": lambda: np.ones_like(dx, dtype=bool),
+        "N": lambda: np.abs(dx) + np.abs(dy) <= r,
+        "C": lambda: d2 <= r * r + r,
+        "2": lambda: d2 <= r * r,
+        "+": lambda: cross,
+        "X": lambda: saltire,
+        "*": lambda: cross | saltire,
+        "B": lambda: (dx + dy) % 2 == 1,
+        "D": lambda: (dx + dy) % 2 == 0,
+        "#": lambda: (np.abs(dx) == 1) | (np.abs(dy) == 1),
+        "H": lambda: np.abs(dx - dy) <= r,
+        "A": lambda: cross | (dx == dy),
+        "3": lambda: ((dx == 0) & (dy <= 0)) | ((dy == 0) & (dx <= 0)) | ((dx == dy) & (dx >= 0)),
+    }[neighbourhood]()
     mask = shape.astype(np.uint8)
     mask[r, r] = 1 if include_centre else 0
     return mask
@@ -105,15 +168,39 @@ def _interval(src: str, text: str, pos: int, sep: str, what: str) -> tuple[int, 
     return v, v
 
 
+_SUPPORTED_TEXT = ", ".join("N" + k for k in SUPPORTED if k != "@") + ", N@<hex>"
+
+
 def _neighbourhood(src: str, text: str, pos: int) -> str:
-    letter = text[1:]
-    if len(letter) == 1 and letter in SUPPORTED:
-        return letter
-    if letter[:1] in UNSUPPORTED:
-        raise fail(
-            f"Golly's {UNSUPPORTED[letter[0]]} neighbourhood N{letter} is not supported by tensorca "
-            f"(supported: {', '.join('N' + k for k in SUPPORTED)})", src, pos)
-    raise fail(f"unknown neighbourhood {text!r} (supported: {', '.join('N' + k for k in SUPPORTED)})", src, pos)
+    """The neighbourhood of an upper-cased ``N...`` field: a letter, or ``@<hex>`` (``H`` hint kept)."""
+    spec = text[1:]
+    if len(spec) == 1 and spec in SUPPORTED and spec != "@":
+        return spec
+    if spec[:1] == "@":
+        end = 1
+        while end < len(spec) and spec[end] in _HEX:
+            end += 1
+        tail = spec[end:]
+        if tail == "L":
+            raise fail(f"Golly's custom neighbourhood on the triangular grid (N@...L) {UNSUPPORTED['L'][1]}",
+                       src, pos + 1 + end)
+        if tail not in ("", "H"):
+            raise fail(f"unexpected {tail[0]!r} in custom neighbourhood N@ (hex digits, then optionally H)",
+                       src, pos + 1 + end)
+        return spec
+    if spec[:1] in UNSUPPORTED:
+        name, why = UNSUPPORTED[spec[0]]
+        raise fail(f"Golly's {name} neighbourhood N{spec[0]} {why} "
+                   f"(supported: {_SUPPORTED_TEXT})", src, pos)
+    raise fail(f"unknown neighbourhood {text!r} (supported: {_SUPPORTED_TEXT})", src, pos)
+
+
+def _check_custom(src: str, nb: str, r: int, npos: int) -> None:
+    if nb.startswith("@"):
+        got, need = len(nb) - 1 - nb.endswith("H"), custom_digits(r)
+        if got != need:
+            raise fail(f"custom neighbourhood N@ for range R{r} needs exactly {need} hex digits "
+                       f"((2r+1)^2-1 = {4 * need} cells, 4 per digit), got {got}", src, npos + 2)
 
 
 def _check(src: str, intervals: list[tuple[int, int, int]], lo: int, hi: int, what: str, why: str) -> None:
@@ -154,6 +241,8 @@ def parse_ltl(src: str, start: int, end: int) -> LargerThanLifeRule:
     c = _int(src, fields[1][0][1:], fields[1][1] + 1, "state count C")
     rest = fields[2:]
     if rest and rest[0][0].startswith("M"):  # LtL
+        if len(rest) > 4 and rest[3][0].startswith("N"):
+            _neighbourhood(src, *rest[3])  # a weighted NW...,<state weights> says why it is refused
         if len(rest) != 4:
             raise fail("LtL rule must be R<r>,C<c>,M<m>,S<min>..<max>,B<min>..<max>,N<n>", src, start)
         (mt, mp), (st, sp), (bt, bp), (nt, np_) = rest
@@ -177,13 +266,18 @@ def _common(src: str, r: int, rpos: int, c: int, cpos: int) -> int:
         raise fail(f"range R{r} is out of range 1..{MAX_RANGE}", src, rpos)
     if not 0 <= c <= MAX_STATES:
         raise fail(f"state count C{c} is out of range 0..{MAX_STATES}", src, cpos)
-    return c if c > 2 else 2
+    return max(2, c)
+
+
+def _short(nb: str) -> str:
+    return nb if len(nb) <= 12 else nb[:9] + "..."
 
 
 def _build_ltl(src, r, rpos, c, cpos, m, surv, birth, nb, npos) -> LargerThanLifeRule:
     n_states = _common(src, r, rpos, c, cpos)
+    _check_custom(src, nb, r, npos)
     maxn = neighbourhood_size(nb, r)
-    why = f"N{nb} range {r} has {maxn} cells" + (" plus the centre" if m else "")
+    why = f"N{_short(nb)} range {r} has {maxn} cells" + (" plus the centre" if m else "")
     _check(src, surv, m, maxn + m, "survival", why)
     _check(src, birth, 0, maxn + m, "birth", why)
     (s1, s2, _), (b1, b2, bpos) = surv[0], birth[0]
@@ -200,7 +294,7 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
         raise fail("expected S<counts> after C<states>", src, rest[0][1] if rest else end)
     surv: list[tuple[int, int, int]] = []
     birth: list[tuple[int, int, int]] = []
-    target, nb, seen_b = surv, "M", False
+    target, nb, npos, seen_b = surv, "M", end, False
     for i, (text, pos) in enumerate(rest):
         item, ipos = text, pos
         if i == 0:
@@ -210,9 +304,9 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
         elif text.startswith("N"):
             if not seen_b:
                 raise fail("missing B<counts> before the neighbourhood", src, pos)
+            nb, npos = _neighbourhood(src, text, pos), pos
             if i != len(rest) - 1:
                 raise fail("the neighbourhood must end the rule", src, rest[i + 1][1])
-            nb = _neighbourhood(src, text, pos)
             break
         if item == "":
             if (i == 0 or target is birth and text.startswith("B")):
@@ -223,8 +317,9 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
     if not seen_b:
         raise fail("missing B<counts>", src, end)
     n_states = _common(src, r, rpos, c, cpos)
+    _check_custom(src, nb, r, npos)
     maxn = neighbourhood_size(nb, r)
-    why = f"N{nb} range {r} has {maxn} cells"
+    why = f"N{_short(nb)} range {r} has {maxn} cells"
     _check(src, surv, 0, maxn, "survival", why)
     _check(src, birth, 0, maxn, "birth", why)
     s_runs, b_runs = _runs(surv), _runs(birth)
