@@ -92,6 +92,18 @@ def test_interpreted_temporal_blocking(interp, rule_text, kind):
         assert np.array_equal(got, reference(cells, rule, Topology(kind, w, h), gens)), ((b, h, w), g)
 
 
+def test_batches_larger_than_one_launch_are_split(interp):
+    """CUDA caps the batch dimension of a launch grid; larger batches run in several launches."""
+    rule = parse_rule("B36/S23")
+    rng = np.random.default_rng(5)
+    cells = (rng.random((7, 6, 9)) < 0.4).astype(np.uint8)
+    for mode, knobs in (("step", {"block_rows": 8, "block_words": 2}), ("whole", {})):
+        launch = launcher(**knobs)
+        launch.max_grids_per_launch = 3  # 7 grids -> launches of 3, 3 and 1
+        got = run_packed(launch, cells, rule, "torus", 2, mode)
+        assert np.array_equal(got, reference(cells, rule, Topology.torus(9, 6), 2)), mode
+
+
 def test_interpreted_engine_through_run(interp):
     from tensorca.simulate import run
 
