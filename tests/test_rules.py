@@ -339,7 +339,7 @@ def check_error(text: str, position: int, *words: str) -> None:
         ("R2,C0,M1,S9..3,B1..1,NM", 10, ["reversed", "9..3"]),
         ("R2,C0,S1,9-3,B1", 9, ["reversed", "9-3"]),
         ("R2,C0,M1,S1..1,B1..1,NQ", 21, ["unknown neighbourhood", "NQ"]),
-        ("R2,C0,M1,S1..1,B1..1,NG", 21, ["Gaussian", "not supported"]),
+        ("R2,C0,M1,S1..1,B1..1,NL", 21, ["triangular", "not supported"]),
         ("R1,C0,M1,S1..10,B1..1,NM", 10, ["10", "1..9"]),
         ("R1,C0,M1,S0..3,B1..1,NM", 10, ["survival count 0", "1..9"]),
         ("R1,C0,S1,B9", 10, ["birth count 9", "0..8"]),

@@ -190,9 +190,16 @@ def save_calibration(values: dict[str, dict], meta: dict | None = None) -> Path:
 
 
 def rule_class(rule: Rule) -> tuple[str, float]:
-    """``(family key, scale)``: ``moore``, ``table``, ``generations`` or ``ltl`` (scale = mask rows / 11)."""
+    """``(family key, scale)``: ``moore``, ``table``, ``generations`` or ``ltl`` (scale = mask rows / 11,
+    times the mask counts a weighted neighbourhood needs)."""
     if isinstance(rule, LargerThanLifeRule):
-        return "ltl", (2 * rule.radius + 1) / 11.0
+        passes = 1
+        if rule.is_weighted:  # one mask count per distinct weight and weighted state
+            weights = rule.neighbourhood_weights()
+            sw = rule.state_weights()
+            states = 1 if sw is None else max(1, sum(1 for w in sw[1:] if w != sw[0]))
+            passes = len({int(w) for w in weights.flat if w}) * states
+        return "ltl", passes * (2 * rule.radius + 1) / 11.0
     if isinstance(rule, TableRule):
         if rule.n_states > 2:
             return "generations", 1.0

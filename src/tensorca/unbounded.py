@@ -33,7 +33,8 @@ def births_from_nothing(rule: Rule) -> bool:
     if isinstance(rule, TableRule):
         return rule.has_b0
     if isinstance(rule, LargerThanLifeRule):
-        return any(lo <= 0 <= hi for lo, hi in rule.birth)
+        empty = rule.empty_count()
+        return any(lo <= empty <= hi for lo, hi in rule.birth)
     return False
 
 

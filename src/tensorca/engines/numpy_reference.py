@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules.base import LargerThanLifeRule, Rule, TableRule
+from ..rules.ltl import weight_levels
 from ..topology import Topology, padding_index
 from .base import Engine
 
@@ -84,6 +85,36 @@ def neighbourhood_count(alive: np.ndarray, mask: np.ndarray, topology: Topology)
     return count
 
 
+def ltl_count(cells: np.ndarray, rule: LargerThanLifeRule, topology: Topology) -> np.ndarray:
+    """``(B, H, W)`` count of every cell under ``rule``'s neighbourhood: the number of state-1 cells
+    under the mask, or for a weighted neighbourhood (int64) the weighted sum.
+
+    A weighted count is decomposed into one 0/1 mask per distinct weight ``v``:
+    ``sum(v * neighbourhood_count(mask_v))``. With state weights ``sw`` every padded cell, off-grid
+    ones included, is in some state, so ``sum_s sw[s] * count(state == s)`` is
+    ``sw[0] * sum(weights) + sum_{s >= 1} (sw[s] - sw[0]) * count(state == s)``.
+    """
+    if not rule.is_weighted:
+        return neighbourhood_count(cells == 1, rule.neighbourhood_mask(), topology)
+    weights = rule.neighbourhood_weights()
+    levels = weight_levels(weights)
+
+    def weighted(alive: np.ndarray) -> np.ndarray:
+        out = np.zeros(alive.shape, dtype=np.int64)
+        for value, mask in levels:
+            out += value * neighbourhood_count(alive, mask, topology).astype(np.int64)
+        return out
+
+    sw = rule.state_weights()
+    if sw is None:
+        return weighted(cells == 1)
+    count = np.full(cells.shape, int(weights.sum()) * sw[0], dtype=np.int64)
+    for state in range(1, rule.n_states):
+        if sw[state] != sw[0]:
+            count += (sw[state] - sw[0]) * weighted(cells == state)
+    return count
+
+
 def in_intervals(count: np.ndarray, intervals: tuple[tuple[int, int], ...]) -> np.ndarray:
     """Boolean array: ``count`` lies in one of the inclusive ``(lo, hi)`` intervals."""
     hit = np.zeros(count.shape, dtype=bool)
@@ -118,7 +149,7 @@ def step_table(cells: np.ndarray, rule: TableRule, topology: Topology) -> np.nda
 
 def step_ltl(cells: np.ndarray, rule: LargerThanLifeRule, topology: Topology) -> np.ndarray:
     """One generation of a Larger than Life rule on ``(B, H, W)`` uint8 states."""
-    count = neighbourhood_count(cells == 1, rule.neighbourhood_mask(), topology)
+    count = ltl_count(cells, rule, topology)
     on = np.where(cells == 1, in_intervals(count, rule.survival), in_intervals(count, rule.birth))
     return apply_decay(cells, on, rule.n_states)
 

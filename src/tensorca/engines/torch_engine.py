@@ -9,6 +9,7 @@ Cells stay ``uint8`` ``(B, H, W)`` tensors on their device. One generation is *p
   the centre and the Moore count (B/S Moore rules, whatever their spelling) the cheaper
   3x3 box count is used instead (``path="count"``, chosen by ``path="auto"``);
 - Larger than Life: counts under the neighbourhood mask from prefix sums (box sums for Moore);
+  weighted ones (``NW``, ``NG``) sum one such count per distinct weight (and weighted state);
 - then Generations decay. Padding follows the topology: wrap on a torus, dead on a plane, a
   gather of the border ring for shifted tori, Klein bottles, cross-surfaces and spheres.
 
@@ -99,6 +100,38 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
             return K.apply_decay(cells, on, n_states)
 
         return step_table
+    if isinstance(rule, LargerThanLifeRule) and rule.is_weighted:
+        wplan = K.WeightPlan.of(rule.neighbourhood_weights(), rule.state_weights())
+        kind = K.padding(topology, wplan.radius, device)
+        top = max([hi for _, hi in rule.birth + rule.survival] + [0])
+        if top <= 1 << 20:
+            # verdict[slot + (top + 2) * alive]; slot top + 1 (0 in both halves) takes every count
+            # below 0 or above top, which no interval lists.
+            verdict = np.concatenate([K.interval_table(rule.birth, top + 1), K.interval_table(rule.survival, top + 1)])
+            verdict[top + 1] = verdict[2 * top + 3] = 0
+            verdict_t = torch.from_numpy(verdict).to(device)
+
+            def step_weighted(cells: torch.Tensor) -> torch.Tensor:
+                alive = (cells == 1).to(torch.uint8)
+                count = K.weighted_count(cells, wplan, kind)
+                slot = torch.where((count < 0) | (count > top), top + 1, count).to(torch.int32)
+                on = K.lookup(verdict_t, slot + alive.to(torch.int32) * (top + 2))
+                return K.apply_decay(cells, on, n_states)
+
+            return step_weighted
+
+        def in_intervals(count: torch.Tensor, intervals: tuple[tuple[int, int], ...]) -> torch.Tensor:
+            hit = torch.zeros(count.shape, dtype=torch.bool, device=count.device)
+            for lo, hi in intervals:
+                hit = hit | ((count >= lo) & (count <= hi))
+            return hit
+
+        def step_weighted_wide(cells: torch.Tensor) -> torch.Tensor:
+            count = K.weighted_count(cells, wplan, kind)
+            on = torch.where(cells == 1, in_intervals(count, rule.survival), in_intervals(count, rule.birth))
+            return K.apply_decay(cells, on.to(torch.uint8), n_states)
+
+        return step_weighted_wide
     if isinstance(rule, LargerThanLifeRule):
         mask = rule.neighbourhood_mask()
         plan = K.MaskPlan.of(mask)

@@ -22,6 +22,8 @@ Perceive (one of):
   rules whose table depends only on the centre and the Moore count (outer-totalistic Moore).
 - :func:`mask_count`: the number of live cells under a Larger than Life neighbourhood mask,
   from prefix sums (box sums for Moore, horizontal runs otherwise), exact in int32.
+- :func:`weighted_count`: Golly's weighted (``NW``, ``NG``) counts, one :func:`mask_count`-style
+  sum per distinct weight (and per weighted state), as the reference decomposes them.
 
 Update: a lookup in a small table on the device (:func:`lookup`), then Generations decay
 (:func:`apply_decay`), exactly as :mod:`tensorca.engines.numpy_reference` defines them.
@@ -168,12 +170,19 @@ def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: "str | RingPad") -> to
     is one difference, shared by every row that has it, then one add per row: the cost grows
     with the range, not its square.
     """
+    return _plan_sum(_row_prefix(alive, plan.radius, kind), alive, plan)
+
+
+def _row_prefix(alive: torch.Tensor, radius: int, kind: "str | RingPad") -> torch.Tensor:
+    """``prefix[..., j]`` = sum of the padded ``alive`` rows ``[..., :j]`` (int32)."""
+    padded = pad(alive, radius, kind).to(torch.int32)
+    return F.pad(padded, (1, 0)).cumsum(dim=2, dtype=torch.int32)
+
+
+def _plan_sum(prefix: torch.Tensor, alive: torch.Tensor, plan: MaskPlan) -> torch.Tensor:
     _, height, width = alive.shape
     radius = plan.radius
     side = 2 * radius + 1
-    padded = pad(alive, radius, kind).to(torch.int32)
-    # prefix[..., j] = sum of padded[..., :j] along W.
-    prefix = F.pad(padded, (1, 0)).cumsum(dim=2, dtype=torch.int32)
     if plan.box is not None:
         across = prefix[:, :, side:] - prefix[:, :, : width + 2 * radius + 1 - side]
         down = F.pad(across, (0, 0, 1, 0)).cumsum(dim=1, dtype=torch.int32)
@@ -187,6 +196,51 @@ def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: "str | RingPad") -> to
             span = prefix[:, :, last + 1 : last + 1 + width] - prefix[:, :, first : first + width]
             spans[(first, last)] = span
         count = count + span[:, dy : dy + height]
+    return count
+
+
+@dataclasses.dataclass(frozen=True)
+class WeightPlan:
+    """How :func:`weighted_count` sums a weighted neighbourhood: plain Python values, fixed per rule.
+
+    ``levels`` pairs each distinct non-zero weight with the :class:`MaskPlan` of its cells;
+    ``passes`` pairs a state with the factor its cells count (``((1, 1),)`` without state
+    weights); ``base`` is added to every count; ``dtype`` is int32 unless a count could overflow it.
+    """
+
+    radius: int
+    levels: tuple[tuple[int, MaskPlan], ...]
+    passes: tuple[tuple[int, int], ...]
+    base: int
+    dtype: torch.dtype
+
+    @classmethod
+    def of(cls, weights: np.ndarray, state_weights: tuple[int, ...] | None) -> "WeightPlan":
+        from ..rules.ltl import weight_levels
+
+        weights = np.asarray(weights, dtype=np.int64)
+        levels = tuple((v, MaskPlan.of(m)) for v, m in weight_levels(weights))
+        if state_weights is None:
+            passes, base = ((1, 1),), 0
+        else:
+            sw0 = state_weights[0]
+            passes = tuple((s, w - sw0) for s, w in enumerate(state_weights) if s >= 1 and w != sw0)
+            base = int(weights.sum()) * sw0
+        bound = int(np.abs(weights).sum()) * (abs(base) + 1 + sum(abs(f) for _, f in passes))
+        dtype = torch.int32 if bound < 2**31 else torch.int64
+        return cls(weights.shape[0] // 2, levels, passes, base, dtype)
+
+
+def weighted_count(cells: torch.Tensor, plan: WeightPlan, kind: "str | RingPad") -> torch.Tensor:
+    """``(B, H, W)`` weighted count (``plan.dtype``) of ``cells`` (uint8 states) around each cell:
+    ``base + sum over passes (state, factor) and levels (value, mask) of factor * value *
+    (cells == state under mask)``, exactly the reference's decomposition."""
+    count = torch.full(cells.shape, plan.base, dtype=plan.dtype, device=cells.device)
+    for state, factor in plan.passes:
+        alive = (cells == state).to(torch.uint8)
+        prefix = _row_prefix(alive, plan.radius, kind)
+        for value, mask_plan in plan.levels:
+            count = count + (factor * value) * _plan_sum(prefix, alive, mask_plan).to(plan.dtype)
     return count
 
 

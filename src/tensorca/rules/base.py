@@ -111,6 +111,13 @@ class LargerThanLifeRule(Rule):
     ``neighbourhood`` is Golly's letter: ``"M"`` Moore (square), ``"N"`` von Neumann (diamond),
     ``"C"`` circular, and the other shapes of ``rules.ltl.SUPPORTED``; or ``"@<hex>"`` (what
     follows ``N`` in ``N@<hex>``) for a custom 0/1 mask.
+
+    Weighted neighbourhoods (``"W<hex>[,<hex>][H]"``, Golly's ``NW``, and ``"G"``, Gaussian)
+    count a weighted sum instead: ``sum(neighbourhood_weights() * (state == 1))`` over the
+    ``(2r+1)^2`` window, or, when ``state_weights()`` is not ``None``,
+    ``sum(neighbourhood_weights() * state_weights()[state])`` (cells off a bounded plane are in
+    state 0). For every other neighbourhood the weights are the 0/1 mask, so one definition
+    covers all; ``neighbourhood_mask()`` is always the 0/1 support of the weights.
     """
 
     family: ClassVar[str] = "larger-than-life"
@@ -128,6 +135,28 @@ class LargerThanLifeRule(Rule):
         from .ltl import neighbourhood_mask
 
         return neighbourhood_mask(self.neighbourhood, self.radius, self.include_centre)
+
+    def neighbourhood_weights(self) -> np.ndarray:
+        """``(2r+1, 2r+1)`` int64 weight of each cell (the 0/1 mask unless the neighbourhood is weighted)."""
+        from .ltl import neighbourhood_weights
+
+        return neighbourhood_weights(self.neighbourhood, self.radius, self.include_centre)
+
+    def state_weights(self) -> tuple[int, ...] | None:
+        """Golly's ``NW...,<hex>`` weight of each state (``n_states`` values 0..15), else ``None``."""
+        from .ltl import state_weights
+
+        return state_weights(self.neighbourhood)
+
+    @property
+    def is_weighted(self) -> bool:
+        """True for Golly's weighted (``NW``) and Gaussian (``NG``) neighbourhoods."""
+        return self.neighbourhood.startswith("W") or self.neighbourhood == "G"
+
+    def empty_count(self) -> int:
+        """The count of a cell whose whole window is dead (non-zero only with a state-0 weight)."""
+        sw = self.state_weights()
+        return 0 if not sw else int(self.neighbourhood_weights().sum()) * sw[0]
 
     def canonical(self) -> str:
         return self.text

@@ -11,14 +11,28 @@ Notations (case-insensitive, as in Golly):
   the ``N`` part omitted for Moore (``ltlalgo::flags_string``).
 
 Neighbourhoods (:data:`SUPPORTED`): every one Golly defines by a fixed shape, ``NM NN NC N2 N+
-NX N* NB ND N# NH NA N3``, and custom ``N@<hex>`` 0/1 masks (``NH``, ``NA``, ``N3`` are Golly's
+NX N* NB ND N# NH NA N3``, custom ``N@<hex>`` 0/1 masks (``NH``, ``NA``, ``N3`` are Golly's
 hexagonal-grid shapes in its square-grid emulation; an ``N@`` mask may end in Golly's ``H``
-display hint, kept in the canonical text). Refused with a :class:`RuleError` saying why
-(:data:`UNSUPPORTED`): weighted ``NW`` and Gaussian ``NG`` (weighted counts) and triangular
-``NL`` / ``N@...L`` (the shape flips on alternating cells).
+display hint, kept in the canonical text), and the weighted ones (``ltlalgo.cpp`` ``read_weighted``,
+``fast_Weighted``, ``fast_Gaussian``):
+
+- ``NW<hex>[,<state weights>][H]``: one signed weight per cell of the whole ``(2r+1)^2`` square,
+  centre included, reading order; one hex digit per weight (``0-7`` = 0..7, ``8-F`` = -0..-7: the
+  high bit is a sign) or two (``00-7F`` = 0..127, ``80-FF`` = -0..-127). The count is the sum of
+  the weights of the state-1 cells (the centre's own weight included, whatever ``M`` says). The
+  optional ``,<hex>`` gives one weight 0..15 per state (``max(2, C)`` digits): then every cell adds
+  its position weight times the weight of its state, dead cells included.
+- ``NG``: Gaussian, range 1..50: cell ``(dx, dy)`` weighs ``(r+1-|dx|) * (r+1-|dy|)``, the centre
+  ``(r+1)^2`` (plus 1 with ``M1``, as Golly's totalistic count adds it).
+
+Refused with a :class:`RuleError` saying why (:data:`UNSUPPORTED`): triangular ``NL`` /
+``N@...L`` / ``NW...L`` (the shape flips on alternating cells).
 
 Counts may run from 0 to the neighbourhood size (centre excluded), plus one when ``M1``; with
-``M1`` survival needs at least 1 (the live centre counts itself).
+``M1`` survival needs at least 1 (the live centre counts itself). For ``NW`` the size is the sum
+of the positive weights times the largest state weight (1 without state weights), for ``NG``
+``(r+1)^4`` (Golly's ``max_neighbors``). A weighted count may be negative or above every listed
+count: such a cell is neither born nor survives.
 """
 
 from __future__ import annotations
@@ -32,6 +46,8 @@ from .base import LargerThanLifeRule
 
 MAX_RANGE = 500
 MAX_STATES = 256
+#: Golly's ``MAXGAUSSIANRANGE``.
+MAX_GAUSSIAN_RANGE = 50
 
 #: Neighbourhood letters tensorca computes, with Golly's shape for range r (``ltlalgo.cpp``
 #: ``max_neighbors`` and the ``fast_*`` counting loops). ``dx`` runs right, ``dy`` down (``dy < 0``
@@ -51,15 +67,13 @@ SUPPORTED = {
     "A": "asterisk (dx == 0, dy == 0 or dx == dy)",
     "3": "tripod (up, left and down-right arms)",
     "@": "custom (N@ and (2r+1)^2-1 bits in hex, reading order, centre left out)",
+    "W": "weighted (NW and one signed weight per cell of the (2r+1)^2 square, centre included)",
+    "G": "Gaussian (weight (r+1-|dx|)*(r+1-|dy|), range 1..50)",
 }
 #: Golly neighbourhoods that parse but that tensorca does not compute, with the reason.
 UNSUPPORTED = {
     "L": ("triangular", ("is not supported by tensorca: its shape flips on alternating cells, so it is not "
                          "one fixed 0/1 mask")),
-    "G": ("Gaussian", ("is weighted, and weighted neighbourhoods are not supported by tensorca (it counts "
-                       "live cells under a 0/1 mask)")),
-    "W": ("weighted", ("is refused: weighted neighbourhoods are not supported by tensorca (they need "
-                       "weighted counts, and it counts live cells under a 0/1 mask)")),
 }
 
 _HEX = "0123456789ABCDEF"
@@ -94,6 +108,76 @@ def custom_neighbourhood(mask: np.ndarray) -> str:
     return "@" + "".join(_HEX[int("".join(map(str, flat[i : i + 4])), 2)] for i in range(0, len(flat), 4))
 
 
+def _split_weighted(spec: str) -> tuple[str, str | None, bool]:
+    """``(weight digits, state-weight digits or None, H hint)`` of a ``W...`` neighbourhood."""
+    body = spec[1:].upper()
+    hint = body.endswith("H")
+    body = body.removesuffix("H")
+    digits, _, states = body.partition(",")
+    return digits, (states if "," in body else None), hint
+
+
+def weighted_digits(radius: int) -> tuple[int, int]:
+    """Hex digits an ``NW`` neighbourhood of range ``radius`` may have: one or two per cell."""
+    cells = (2 * radius + 1) ** 2
+    return cells, 2 * cells
+
+
+def _weights(spec: str, radius: int) -> np.ndarray:
+    """Golly's ``read_weighted``: ``(2r+1, 2r+1)`` int64 weights, reading order, centre included."""
+    digits, _, _ = _split_weighted(spec)
+    one, two = weighted_digits(radius)
+    if len(digits) not in (one, two) or any(d not in _HEX for d in digits):
+        raise ValueError(f"weighted neighbourhood for range {radius} needs exactly {one} or {two} hex "
+                         f"digits, got {digits!r}")
+    width = len(digits) // one
+    sign = 1 << (4 * width - 1)
+    raw = [int(digits[i : i + width], 16) for i in range(0, len(digits), width)]
+    # the top bit is a sign, not two's complement: 8 is -0, F is -7 (FF is -127)
+    return np.array([-(v & (sign - 1)) if v & sign else v for v in raw], dtype=np.int64).reshape(
+        2 * radius + 1, 2 * radius + 1)
+
+
+def state_weights(neighbourhood: str) -> tuple[int, ...] | None:
+    """The state weights (0..15, one per state) of an ``NW...,<hex>`` neighbourhood, else ``None``."""
+    if not neighbourhood.startswith("W"):
+        return None
+    _, states, _ = _split_weighted(neighbourhood)
+    return None if states is None else tuple(int(d, 16) for d in states)
+
+
+def neighbourhood_weights(neighbourhood: str, radius: int, include_centre: bool) -> np.ndarray:
+    """``(2r+1, 2r+1)`` int64 weight of each cell of Golly's range-``radius`` neighbourhood.
+
+    For the 0/1 shapes it is :func:`neighbourhood_mask`. ``W<hex>`` gives its decoded weights
+    (the centre as written; ``include_centre`` plays no part, as in Golly), ``G`` the Gaussian
+    weights ``(r+1-|dx|)*(r+1-|dy|)``, plus 1 at the centre when ``include_centre``. The count of a
+    cell is the sum of the weights of its state-1 neighbours (see :func:`state_weights` for ``NW``
+    with state weights).
+    """
+    if not 1 <= radius <= MAX_RANGE:
+        raise ValueError(f"radius must be from 1 to {MAX_RANGE}, got {radius}")
+    if neighbourhood.startswith("W"):
+        return _weights(neighbourhood, radius)
+    if neighbourhood == "G":
+        if radius > MAX_GAUSSIAN_RANGE:
+            raise ValueError(f"Gaussian radius must be from 1 to {MAX_GAUSSIAN_RANGE}, got {radius}")
+        line = radius + 1 - np.abs(np.arange(-radius, radius + 1, dtype=np.int64))
+        weights = np.outer(line, line)
+        weights[radius, radius] += 1 if include_centre else 0
+        return weights
+    return neighbourhood_mask(neighbourhood, radius, include_centre).astype(np.int64)
+
+
+def weight_levels(weights: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """``[(value, 0/1 uint8 mask of the cells weighing value)]`` for each distinct non-zero weight.
+
+    A weighted count is ``sum(value * count under mask)``: every engine reuses its 0/1 mask count.
+    """
+    weights = np.asarray(weights)
+    return [(int(v), (weights == v).astype(np.uint8)) for v in np.unique(weights) if v != 0]
+
+
 def neighbourhood_mask(neighbourhood: str, radius: int, include_centre: bool) -> np.ndarray:
     """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of Golly's range-``radius`` neighbourhood.
 
@@ -107,7 +191,9 @@ def neighbourhood_mask(neighbourhood: str, radius: int, include_centre: bool) ->
         mask = _custom_mask(neighbourhood, radius)
         mask[radius, radius] = 1 if include_centre else 0
         return mask
-    if neighbourhood not in SUPPORTED:
+    if neighbourhood.startswith("W") or neighbourhood == "G":  # the support of the weights
+        return (neighbourhood_weights(neighbourhood, radius, include_centre) != 0).astype(np.uint8)
+    if neighbourhood not in SUPPORTED or neighbourhood == "W":
         raise ValueError(f"unsupported neighbourhood {neighbourhood!r}; expected one of {''.join(SUPPORTED)}")
     r = radius
     dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
@@ -135,7 +221,17 @@ def neighbourhood_mask(neighbourhood: str, radius: int, include_centre: bool) ->
 
 
 def neighbourhood_size(neighbourhood: str, radius: int) -> int:
-    """Number of cells in the neighbourhood, centre excluded (Golly's ``max_neighbors``)."""
+    """Number of cells in the neighbourhood, centre excluded (Golly's ``max_neighbors``).
+
+    Weighted: the largest count, Golly's way: ``NW`` the sum of the positive weights (centre
+    included) times the largest state weight (1 without), ``NG`` ``(r+1)^4``.
+    """
+    if neighbourhood.startswith("W"):
+        weights = neighbourhood_weights(neighbourhood, radius, False)
+        sw = state_weights(neighbourhood)
+        return int(weights[weights > 0].sum()) * (1 if sw is None else max(sw))
+    if neighbourhood == "G":
+        return (radius + 1) ** 4
     return int(neighbourhood_mask(neighbourhood, radius, False).sum())
 
 
@@ -168,13 +264,25 @@ def _interval(src: str, text: str, pos: int, sep: str, what: str) -> tuple[int, 
     return v, v
 
 
-_SUPPORTED_TEXT = ", ".join("N" + k for k in SUPPORTED if k != "@") + ", N@<hex>"
+_SUPPORTED_TEXT = ", ".join("N" + k for k in SUPPORTED if k not in "@W") + ", N@<hex>, NW<hex>"
 
 
 def _neighbourhood(src: str, text: str, pos: int) -> str:
     """The neighbourhood of an upper-cased ``N...`` field: a letter, or ``@<hex>`` (``H`` hint kept)."""
     spec = text[1:]
-    if len(spec) == 1 and spec in SUPPORTED and spec != "@":
+    if len(spec) == 1 and spec in SUPPORTED and spec not in "@W":
+        return spec
+    if spec[:1] == "W":
+        end = 1
+        while end < len(spec) and spec[end] in _HEX:
+            end += 1
+        tail = spec[end:]
+        if tail == "L":
+            raise fail(f"Golly's weighted neighbourhood on the triangular grid (NW...L) {UNSUPPORTED['L'][1]}",
+                       src, pos + 1 + end)
+        if tail not in ("", "H"):
+            raise fail(f"unexpected {tail[0]!r} in weighted neighbourhood NW (hex digits, then optionally "
+                       "H or ,<state weights>)", src, pos + 1 + end)
         return spec
     if spec[:1] == "@":
         end = 1
@@ -195,7 +303,39 @@ def _neighbourhood(src: str, text: str, pos: int) -> str:
     raise fail(f"unknown neighbourhood {text!r} (supported: {_SUPPORTED_TEXT})", src, pos)
 
 
-def _check_custom(src: str, nb: str, r: int, npos: int) -> None:
+def _state_weights(src: str, nb: str, text: str, pos: int) -> str:
+    """Append the ``,<hex>`` state weights field (upper-cased ``text`` at ``pos``) to an ``NW`` spec."""
+    if not nb.startswith("W"):
+        raise fail("the neighbourhood must end the rule", src, pos)
+    if nb.endswith("H"):
+        raise fail("state weights come before Golly's H hint (NW<weights>,<state weights>H)", src, pos)
+    end = 0
+    while end < len(text) and text[end] in _HEX:
+        end += 1
+    tail = text[end:]
+    if tail == "L":
+        raise fail(f"Golly's weighted neighbourhood on the triangular grid (NW...L) {UNSUPPORTED['L'][1]}",
+                   src, pos + end)
+    if tail not in ("", "H") or end == 0:
+        raise fail("state weights are one hex digit (0..F) per state, then optionally H", src, pos + end)
+    return nb + "," + text
+
+
+def _check_custom(src: str, nb: str, r: int, npos: int, n_states: int = 2, rpos: int = 0) -> None:
+    if nb == "G" and r > MAX_GAUSSIAN_RANGE:
+        raise fail(f"range R{r} is out of range 1..{MAX_GAUSSIAN_RANGE} for the Gaussian neighbourhood NG",
+                   src, rpos)
+    if nb.startswith("W"):
+        digits, states, _ = _split_weighted(nb)
+        one, two = weighted_digits(r)
+        if len(digits) not in (one, two):
+            raise fail(f"weighted neighbourhood NW for range R{r} needs exactly {one} hex digits (one per "
+                       f"cell of the {2 * r + 1}x{2 * r + 1} square, centre included) or {two} (two per "
+                       f"cell), got {len(digits)}", src, npos + 2)
+        if states is not None and len(states) != n_states:
+            raise fail(f"weighted neighbourhood NW needs one state weight per state ({n_states} hex digits "
+                       f"for C{n_states if n_states > 2 else '0'}), got {len(states)}",
+                       src, npos + 3 + len(digits))
     if nb.startswith("@"):
         got, need = len(nb) - 1 - nb.endswith("H"), custom_digits(r)
         if got != need:
@@ -241,8 +381,9 @@ def parse_ltl(src: str, start: int, end: int) -> LargerThanLifeRule:
     c = _int(src, fields[1][0][1:], fields[1][1] + 1, "state count C")
     rest = fields[2:]
     if rest and rest[0][0].startswith("M"):  # LtL
-        if len(rest) > 4 and rest[3][0].startswith("N"):
-            _neighbourhood(src, *rest[3])  # a weighted NW...,<state weights> says why it is refused
+        sw_field = None
+        if len(rest) == 5 and rest[3][0].startswith("N"):
+            sw_field = rest.pop()  # NW<hex>,<state weights>
         if len(rest) != 4:
             raise fail("LtL rule must be R<r>,C<c>,M<m>,S<min>..<max>,B<min>..<max>,N<n>", src, start)
         (mt, mp), (st, sp), (bt, bp), (nt, np_) = rest
@@ -257,6 +398,8 @@ def parse_ltl(src: str, start: int, end: int) -> LargerThanLifeRule:
         s1, s2 = _interval(src, st[1:], sp + 1, "..", "survival")
         b1, b2 = _interval(src, bt[1:], bp + 1, "..", "birth")
         nb = _neighbourhood(src, nt, np_)
+        if sw_field is not None:
+            nb = _state_weights(src, nb, *sw_field)
         return _build_ltl(src, r, fields[0][1], c, fields[1][1], m, [(s1, s2, sp + 1)], [(b1, b2, bp + 1)], nb, np_)
     return _parse_hrot(src, r, fields[0][1], c, fields[1][1], rest, end)
 
@@ -273,11 +416,17 @@ def _short(nb: str) -> str:
     return nb if len(nb) <= 12 else nb[:9] + "..."
 
 
+def _why(nb: str, r: int, maxn: int) -> str:
+    if nb.startswith("W") or nb == "G":
+        return f"N{_short(nb)} range {r} counts at most {maxn}"
+    return f"N{_short(nb)} range {r} has {maxn} cells"
+
+
 def _build_ltl(src, r, rpos, c, cpos, m, surv, birth, nb, npos) -> LargerThanLifeRule:
     n_states = _common(src, r, rpos, c, cpos)
-    _check_custom(src, nb, r, npos)
+    _check_custom(src, nb, r, npos, n_states, rpos)
     maxn = neighbourhood_size(nb, r)
-    why = f"N{_short(nb)} range {r} has {maxn} cells" + (" plus the centre" if m else "")
+    why = _why(nb, r, maxn) + (" plus the centre" if m else "")
     _check(src, surv, m, maxn + m, "survival", why)
     _check(src, birth, 0, maxn + m, "birth", why)
     (s1, s2, _), (b1, b2, bpos) = surv[0], birth[0]
@@ -305,8 +454,11 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
             if not seen_b:
                 raise fail("missing B<counts> before the neighbourhood", src, pos)
             nb, npos = _neighbourhood(src, text, pos), pos
-            if i != len(rest) - 1:
-                raise fail("the neighbourhood must end the rule", src, rest[i + 1][1])
+            extra = i + 1
+            if nb.startswith("W") and extra < len(rest):  # NW<hex>,<state weights>
+                nb, extra = _state_weights(src, nb, *rest[extra]), extra + 1
+            if extra != len(rest):
+                raise fail("the neighbourhood must end the rule", src, rest[extra][1])
             break
         if item == "":
             if (i == 0 or target is birth and text.startswith("B")):
@@ -317,9 +469,9 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
     if not seen_b:
         raise fail("missing B<counts>", src, end)
     n_states = _common(src, r, rpos, c, cpos)
-    _check_custom(src, nb, r, npos)
+    _check_custom(src, nb, r, npos, n_states, rpos)
     maxn = neighbourhood_size(nb, r)
-    why = f"N{_short(nb)} range {r} has {maxn} cells"
+    why = _why(nb, r, maxn)
     _check(src, surv, 0, maxn, "survival", why)
     _check(src, birth, 0, maxn, "birth", why)
     s_runs, b_runs = _runs(surv), _runs(birth)
