@@ -33,6 +33,21 @@ def golden_start_grid(case: dict) -> np.ndarray:
     return grid
 
 
+def check_rule_error(text: str, position: int, *words: str) -> None:
+    """``parse_rule(text)`` raises RuleError at ``position``, naming the text, with every word in its message."""
+    from tensorca.errors import RuleError
+    from tensorca.rules import parse_rule
+
+    with pytest.raises(RuleError) as info:
+        parse_rule(text)
+    err = info.value
+    msg = str(err)
+    assert err.position == position, msg
+    assert f"position {position}" in msg and repr(text) in msg
+    for w in words:
+        assert w.lower() in msg.lower(), msg
+
+
 @pytest.fixture(scope="session")
 def golden() -> dict[str, dict]:
     return {case["name"]: case for case in golden_cases()}

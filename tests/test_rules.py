@@ -13,10 +13,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorca.errors import RuleError
-from tensorca.rules import LargerThanLifeRule, TableRule, letter_class, neighbourhood_mask, parse_rule, parse_spec
+from tensorca.rules import (
+    LargerThanLifeRule,
+    TableRule,
+    letter_class,
+    neighbourhood_mask,
+    parse_rule,
+    parse_spec,
+)
 from tensorca.rules.hensel import LETTERS, symmetries
 from tensorca.rules.wolfram import wolfram_table
+
+from .conftest import check_rule_error
 
 GOLDEN = [json.loads(line) for line in (Path(__file__).parent / "data" / "golden_cases.jsonl").read_text().splitlines() if line.strip()]
 
@@ -297,16 +305,6 @@ def test_parse_spec():
 
 # ---------------------------------------------------------------- errors
 
-def check_error(text: str, position: int, *words: str) -> None:
-    with pytest.raises(RuleError) as info:
-        parse_rule(text)
-    err = info.value
-    msg = str(err)
-    assert err.position == position, msg
-    assert f"position {position}" in msg and repr(text) in msg
-    for w in words:
-        assert w.lower() in msg.lower(), msg
-
 
 @pytest.mark.parametrize(
     "text, position, words",
@@ -357,11 +355,11 @@ def check_error(text: str, position: int, *words: str) -> None:
     ],
 )
 def test_errors(text, position, words):
-    check_error(text, position, *words)
+    check_rule_error(text, position, *words)
 
 
 def test_error_positions_count_leading_whitespace():
-    check_error("  B9/S", 3, "9")
+    check_rule_error("  B9/S", 3, "9")
 
 
 def test_rule_error_is_value_error():

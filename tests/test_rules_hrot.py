@@ -28,6 +28,8 @@ from tensorca.rules.ltl import (
 )
 from tensorca.topology import Topology
 
+from .conftest import check_rule_error
+
 NEW = ["B", "D", "#", "H", "A", "3"]
 
 
@@ -218,15 +220,6 @@ def test_canonical_round_trip(text, canonical):
     assert again == rule and again.canonical() == canonical
 
 
-def check_error(text: str, position: int, *words: str) -> None:
-    with pytest.raises(RuleError) as info:
-        parse_rule(text)
-    msg = str(info.value)
-    assert info.value.position == position, msg
-    for w in words:
-        assert w.lower() in msg.lower(), msg
-
-
 @pytest.mark.parametrize(
     "text, position, words",
     [
@@ -247,7 +240,7 @@ def check_error(text: str, position: int, *words: str) -> None:
     ],
 )
 def test_errors(text, position, words):
-    check_error(text, position, *words)
+    check_rule_error(text, position, *words)
 
 
 def test_tables_name_every_golly_letter():

@@ -24,6 +24,8 @@ from tensorca.rules.ltl import neighbourhood_size, neighbourhood_weights, weight
 from tensorca.topology import Topology
 from tensorca.unbounded import births_from_nothing
 
+from .conftest import check_rule_error
+
 
 def encode(weights: np.ndarray, two: bool) -> str:
     """Golly's NW digits for integer weights: sign bit then magnitude, reading order."""
@@ -146,15 +148,6 @@ def test_count_ranges():
     assert parse_rule("R1,C0,M1,S1..17,B1..17,NG").survival == ((1, 17),)
 
 
-def check_error(text: str, position: int, *words: str) -> None:
-    with pytest.raises(RuleError) as info:
-        parse_rule(text)
-    msg = str(info.value)
-    assert info.value.position == position, msg
-    for w in words:
-        assert w.lower() in msg.lower(), msg
-
-
 @pytest.mark.parametrize(
     "text, position, words",
     [
@@ -177,7 +170,7 @@ def check_error(text: str, position: int, *words: str) -> None:
     ],
 )
 def test_errors(text, position, words):
-    check_error(text, position, *words)
+    check_rule_error(text, position, *words)
 
 
 def test_neighbourhood_functions_reject_bad_weights():
