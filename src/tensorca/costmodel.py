@@ -27,6 +27,7 @@ wrong.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import json
 import math
@@ -209,8 +210,12 @@ def rule_class(rule: Rule) -> tuple[str, float]:
 
 def installed(module: str) -> bool:
     """True when ``module`` can be imported here (checked without importing it)."""
-    if module in sys.modules:
-        return True
+    return module in sys.modules or _findable(module)
+
+
+@functools.lru_cache(maxsize=None)
+def _findable(module: str) -> bool:
+    # find_spec walks sys.path: once per process, not on every run() call.
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
@@ -278,16 +283,29 @@ def kernel_state(name: str, rule: Rule) -> str:
     if name == "bitpack-gpu":
         return "cold"  # Triton's own cache is not inspected; count one compile per process
     try:
-        directory = circuit.kernel_cache_dir()
-        cache = directory / "__pycache__"
-        for path in directory.glob(prefix + "*.py"):
+        directory = str(circuit.kernel_cache_dir())
+    except OSError:
+        return "cold"
+    return "disk" if _compiled_on_disk(directory, prefix, expression) else "cold"
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_on_disk(directory: str, prefix: str, expression: str) -> bool:
+    """Whether Numba's cache in ``directory`` holds the kernel module of ``expression``.
+
+    Looked up once per process and cache directory: once the kernel is loaded in this process,
+    :func:`kernel_state` answers "loaded" before asking this.
+    """
+    try:
+        cache = Path(directory) / "__pycache__"
+        for path in Path(directory).glob(prefix + "*.py"):
             with open(path) as fh:
                 first = fh.readline()
             if first.rstrip().endswith(expression + '"""') and any(cache.glob(path.stem + ".*.nbi")):
-                return "disk"
+                return True
     except OSError:
         pass
-    return "cold"
+    return False
 
 
 # -- prediction -------------------------------------------------------------------------------

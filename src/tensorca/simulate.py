@@ -325,20 +325,6 @@ def _advance_unbounded_run(engine: Engine, cells: np.ndarray, origin: tuple[int,
     return cells, origin
 
 
-def advance_bounded(
-    engine: Engine,
-    cells: Any,
-    rule: Rule,
-    topology: Topology,
-    generations: int,
-    progress: ProgressCallback | None,
-) -> Any:
-    """The multi-generation loop for bounded grids (engine form in, engine form out)."""
-    samples = Samples(None)
-    return _advance_batch(engine, cells, rule, topology, generations, device=None, progress=progress,
-                          max_bytes=None, samples=samples, checkpointer=None, start=0)
-
-
 # -- the public entry points ------------------------------------------------------------------
 
 

@@ -36,7 +36,7 @@ def plot(report: BenchReport, path: str | Path, title: str | None = None) -> Pat
     for cross in report.crossovers:
         ax.axvline(cross["cells"], color="grey", linestyle=":", linewidth=1)
         ax.annotate(f"{cross['from'].split('@')[0]} -> {cross['to'].split('@')[0]}\n({cross['sweep']})",
-                    xy=(cross["cells"], ax.get_ylim()[0] if False else 1), xycoords=("data", "axes fraction"),
+                    xy=(cross["cells"], 1), xycoords=("data", "axes fraction"),
                     xytext=(3, -4), textcoords="offset points", fontsize=7, va="top", color="dimgrey")
     ax.set_xscale("log")
     ax.set_yscale("log")

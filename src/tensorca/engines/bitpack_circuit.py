@@ -23,6 +23,7 @@ Counts of logic operations per word (the "floor" the benchmarks compare against)
 
 from __future__ import annotations
 
+
 import hashlib
 import importlib.util
 import os
@@ -200,6 +201,7 @@ def evaluate(expression: str, t0, t1, t2, t3, c):
 # --- which rules the bit-packed engines run -------------------------------------------------------
 
 
+@lru_cache(maxsize=256)
 def bs_table(birth: frozenset[int], survival: frozenset[int]) -> bytes:
     """The 512-entry Moore table (Golly's MAP order, centre bit 16) of a B/S rule."""
     table = bytearray(512)

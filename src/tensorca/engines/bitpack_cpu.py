@@ -257,20 +257,6 @@ class BitpackCpuEngine(Engine):
     def devices(self) -> list[str]:
         return ["cpu"]
 
-    def kernel_cached(self, rule: Rule) -> bool:
-        """True when ``rule``'s kernels need no compiling: loaded in this process or in Numba's disk cache."""
-        from .bitpack_circuit import _MODULES, kernel_cache_dir, module_name
-
-        if why_not_bitpack(rule, Topology.plane(1, 1)) is not None:
-            return True
-        birth, survival = bs_sets(rule)
-        source = kernel_source(rule_expression(birth, survival))
-        name = module_name("tensorca_bitpack_cpu", source, _TEMPLATE_VERSION + numba.__version__)
-        if name in _MODULES:
-            return True
-        cache = kernel_cache_dir() / "__pycache__"
-        return cache.is_dir() and any(p.name.startswith(name + ".") and p.suffix == ".nbi" for p in cache.iterdir())
-
     def supports(self, rule: Rule, topology: Topology) -> bool:
         return why_not_bitpack(rule, topology) is None
 

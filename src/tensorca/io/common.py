@@ -85,3 +85,17 @@ def metadata_lines(pattern: "Pattern") -> list[str]:
         for part in str(comment).splitlines() or [""]:
             lines.append(f"#C {part}" if part else "#C")
     return lines
+
+
+def check_writable_states(pattern: "Pattern") -> bool:
+    """Raise :class:`PatternError` if a cell holds a state the pattern's rule lacks.
+
+    Returns True when the pattern is two-state (a two-state rule, or no rule and only states 0/1),
+    the case the RLE and macrocell writers encode with their two-state alphabet.
+    """
+    rule, max_state = pattern.rule, pattern.max_state
+    if rule is not None and max_state >= rule.n_states:
+        raise PatternError(
+            f"cannot write state {max_state} with rule {rule.canonical()!r}, which has {rule.n_states} states"
+        )
+    return rule.n_states == 2 if rule is not None else max_state <= 1

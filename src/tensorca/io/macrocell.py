@@ -63,7 +63,7 @@ from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, resolve_max_cells
-from .common import iter_lines, metadata_lines, parse_int, parse_rule_in_file
+from .common import check_writable_states, iter_lines, metadata_lines, parse_int, parse_rule_in_file
 
 #: Level of a two-state leaf (8x8) and of a multi-state leaf (2x2).
 TWO_STATE_LEAF = 3
@@ -406,12 +406,7 @@ def write_macrocell(pattern: Pattern) -> str:
     """
     cells = pattern.cells
     rule = pattern.rule
-    max_state = pattern.max_state
-    if rule is not None and max_state >= rule.n_states:
-        raise PatternError(
-            f"cannot write state {max_state} with rule {rule.canonical()!r}, which has {rule.n_states} states"
-        )
-    two_state = rule.n_states == 2 if rule is not None else max_state <= 1
+    two_state = check_writable_states(pattern)
     topology = pattern.topology
     if topology.bounded:
         gh, gw = topology.shape

@@ -38,7 +38,7 @@ from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, check_extent, resolve_max_cells
-from .common import int_fields, iter_lines, metadata_lines, parse_int, parse_rule_in_file
+from .common import check_writable_states, int_fields, iter_lines, metadata_lines, parse_int, parse_rule_in_file
 
 #: Longest line :func:`write_rle` emits (Golly's limit).
 MAX_LINE = 70
@@ -341,13 +341,8 @@ def write_rle(pattern: Pattern) -> str:
     """
     cells = pattern.cells
     height, width = cells.shape
-    max_state = pattern.max_state
     rule = pattern.rule
-    if rule is not None and max_state >= rule.n_states:
-        raise PatternError(
-            f"cannot write state {max_state} with rule {rule.canonical()!r}, which has {rule.n_states} states"
-        )
-    two_state = rule.n_states == 2 if rule is not None else max_state <= 1
+    two_state = check_writable_states(pattern)
 
     lines: list[str] = []
     ox, oy = pattern.origin

@@ -34,7 +34,7 @@ def _compact(index: int, mask: int) -> int:
     return k
 
 
-def parse_map(src: str, start: int, end: int, states_slash: int | None = None) -> tuple[bytes, str, str]:
+def parse_map(src: str, start: int, end: int) -> tuple[bytes, str, str]:
     """Decode ``MAP<base64>`` in ``src[start:end]`` (``start`` at the ``M``).
 
     Returns ``(table, neighbourhood letter, canonical MAP text)``; ``table`` is 512 bytes of 0/1.

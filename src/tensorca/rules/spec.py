@@ -8,6 +8,7 @@ numbers (Larger than Life / HROT), two slashes (Generations), otherwise B/S (wit
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..topology import Topology, parse_topology
@@ -29,6 +30,7 @@ def _bounds(text: str) -> tuple[int, int]:
     return start, start + len(text.strip())
 
 
+@functools.lru_cache(maxsize=1024)  # rules are frozen values; run() parses the same text again and again
 def _parse(text: str, start: int, end: int) -> Rule:
     if start >= end:
         raise fail("empty rule", text, start)
