@@ -263,7 +263,7 @@ def test_import_tensorca_does_not_import_torch():
 
 def test_loader_bench_measures_and_reports(capsys):
     from tensorca.cli_loader_bench import add_parser
-    from tensorca.loader_bench import BenchConfig, LoaderSetting, measure
+    from tensorca.benchmark.loader import BenchConfig, LoaderSetting, measure
 
     config = BenchConfig(shape=(8, 8), batch_size=4, warmup=0, step="busy", step_ms=1.0, batches=3, epochs=2)
     result = measure(LoaderSetting(num_workers=0), config)

@@ -242,7 +242,7 @@ def test_error_device_that_torch_cannot_use():
 
 def test_error_soup_larger_than_memory():
     from tensorca.errors import MemoryBudgetError
-    from tensorca.soup import random_soup
+    from tensorca.random_grids import random_soup
 
     with pytest.raises(MemoryBudgetError, match="soup of 10,000,000,000,000 cells"):
         random_soup(100_000, 100_000, batch=1000)

@@ -29,7 +29,7 @@ from .io import dumps, load, loads, save
 from .pattern import Pattern
 from .rules import parse_rule, parse_spec
 from .simulate import Population, explain, resume, run
-from .soup import random_soup
+from .random_grids import random_soup
 from .topology import Topology, parse_topology
 from .verify import verify
 

@@ -23,7 +23,7 @@ from .errors import TensorcaError
 from .pattern import Pattern
 from .rules import parse_spec
 from .simulate import ProgressCallback, resolve_rule, run
-from .soup import parse_size, random_soup
+from .random_grids import parse_size, random_soup
 from .topology import Topology, parse_topology
 
 out = Console()

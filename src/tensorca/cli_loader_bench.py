@@ -16,7 +16,7 @@ from rich.table import Table
 
 
 def _size(text: str) -> tuple[int, int]:
-    from .soup import parse_size
+    from .random_grids import parse_size
 
     return parse_size(text)
 
@@ -57,7 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _settings(args: argparse.Namespace):
-    from .loader_bench import LoaderSetting, default_settings
+    from .benchmark.loader import LoaderSetting, default_settings
 
     settings = default_settings(args.quick)
     if args.workers:
@@ -72,7 +72,7 @@ def _settings(args: argparse.Namespace):
 def cmd_loader_bench(args: argparse.Namespace) -> int:
     import torch
 
-    from .loader_bench import BenchConfig, LoaderResult, bench, verdict
+    from .benchmark.loader import BenchConfig, LoaderResult, bench, verdict
 
     out = Console()
     if args.threads is not None:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .analysis import NAMES
-from .soup_search import soup_search
+from .search.soups import soup_search
 
 out = Console()
 err = Console(stderr=True)

@@ -15,7 +15,7 @@ from rich.table import Table
 from . import io as pattern_io
 from .data import pattern_path
 from .simulate import explain, run
-from .soup import random_soup
+from .random_grids import random_soup
 
 
 def main() -> None:

@@ -12,6 +12,23 @@ class TensorcaError(Exception):
     """Root of every error raised by tensorca for bad input or impossible requests."""
 
 
+class UsageError(TensorcaError, ValueError):
+    """A bad argument to a public function or command: wrong type, out of range, or options that
+    conflict (``run(grid, "B3/S23", -1)``, ``checkpoint_every`` without ``checkpoint``)."""
+
+
+class MissingDependencyError(TensorcaError, ImportError):
+    """An optional framework (PyTorch, Numba, Triton, ...) that a requested feature needs is not
+    importable here. ``package`` is what is missing, ``install`` the command that adds it."""
+
+    def __init__(self, message: str, package: str | None = None, install: str | None = None):
+        self.package = package
+        self.install = install
+        if install and install not in message:
+            message = f"{message}; install it with: {install}"
+        super().__init__(message)
+
+
 class RuleError(TensorcaError, ValueError):
     """A rule string that cannot be parsed or is not a valid rule.
 

@@ -39,7 +39,7 @@ from typing import Literal
 
 import numpy as np
 
-from .errors import TopologyError
+from .errors import TopologyError, UsageError
 
 TopologyKind = Literal["torus", "plane", "klein", "cross", "sphere", "unbounded"]
 Twist = Literal["h", "v"]
@@ -270,6 +270,26 @@ def parse_topology(suffix: str) -> Topology:
 
 
 # -- padding -------------------------------------------------------------------------------
+
+
+def resolve_topology(topology: str | Topology | None, shape: tuple[int, int] | None = None) -> Topology | None:
+    """A topology value from a Golly suffix (``":T64,64"``, ``"T64,64"``), a kind name or a value.
+
+    The kind names ``"torus"`` and ``"plane"`` take their size from ``shape`` ``(H, W)``;
+    ``"unbounded"`` (or ``"infinite"``) is the unbounded plane; ``None`` stays ``None``.
+    """
+    if topology is None or isinstance(topology, Topology):
+        return topology
+    if not isinstance(topology, str):
+        raise UsageError(f"topology must be a suffix string or a Topology, not {type(topology).__name__}")
+    name = topology.strip().lower()
+    if name in ("torus", "plane"):
+        if shape is None:
+            raise TopologyError(f"topology {topology!r} needs a size here; give a suffix such as ':T64,64'")
+        return Topology(name, shape[1], shape[0])  # type: ignore[arg-type]
+    if name in ("unbounded", "infinite", ""):
+        return Topology.unbounded()
+    return parse_topology(topology)
 
 
 def fold(topology: Topology, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

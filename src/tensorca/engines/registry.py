@@ -1,52 +1,125 @@
-"""Engines registered by name; ``get_engine("numpy")`` and friends.
+"""Engines registered by name: one :class:`~tensorca.engines.info.EngineInfo` per engine.
 
-Engines that need an optional framework (PyTorch, Numba, Triton) are registered lazily as
-``"module:Class"`` paths, so importing tensorca never imports those frameworks: an engine's
-module is imported the first time it is asked for, and a missing framework becomes a clear
-:class:`EngineError` naming what to install.
+Engines that need an optional framework (PyTorch, Numba, Triton) are registered lazily with a
+``"module:Class"`` target, so importing tensorca never imports those frameworks: an engine's
+module is imported the first time it is asked for, and a missing framework becomes a
+:class:`~tensorca.errors.MissingDependencyError` naming what to install.
+
+Every other part of tensorca (the cost model behind ``auto``, ``bench``, ``verify``, the soup
+search) reads engine facts from here, so registering an engine is one call::
+
+    register_lazy(EngineInfo("mine", "mypkg.engine:MyEngine", requires=("numba",), ...))
+    register(MyEngine(), EngineInfo("mine", default_costs={"cpu": EngineCost(...)}))
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
+import sys
 
-from ..errors import EngineError
+from ..errors import EngineError, MissingDependencyError
 from .base import Engine
+from .info import EngineInfo
 
-_ENGINES: dict[str, Engine] = {}
-_LAZY: dict[str, tuple[str, str]] = {}  # name -> (module path, what to install)
+_INFOS: dict[str, EngineInfo] = {}
+_LOADED: dict[str, Engine] = {}
 
 
-def register(engine: Engine) -> Engine:
-    """Add ``engine`` to the registry under ``engine.name`` (replacing one of the same name)."""
-    _ENGINES[engine.name] = engine
+def register(engine: Engine, info: EngineInfo | None = None) -> Engine:
+    """Add a constructed ``engine`` under ``engine.name`` (replacing one of the same name).
+
+    ``info`` gives its facts; without one, the engine's own ``devices()`` and defaults are used.
+    """
+    if info is None:
+        info = _INFOS.get(engine.name)
+        if info is None or info.target is not None:
+            devices = tuple(engine.devices())
+            info = EngineInfo(engine.name, devices=lambda: devices)
+    if info.name != engine.name:
+        raise EngineError(f"engine {engine.name!r} registered with the facts of {info.name!r}")
+    _INFOS[engine.name] = info
+    _LOADED[engine.name] = engine
     return engine
 
 
-def register_lazy(name: str, target: str, requires: str) -> None:
-    """Register ``"package.module:Class"`` under ``name``; ``requires`` names what it needs installed."""
-    _LAZY[name] = (target, requires)
+def register_lazy(info: EngineInfo) -> None:
+    """Register an engine by its facts; ``info.target`` (``"package.module:Class"``) loads it on first use."""
+    if info.target is None:
+        raise EngineError(f"register_lazy needs a 'module:Class' target for engine {info.name!r}")
+    _INFOS[info.name] = info
+    _LOADED.pop(info.name, None)
+
+
+def unregister(name: str) -> None:
+    """Remove ``name`` from the registry (for tests and plug-ins that replace an engine)."""
+    _INFOS.pop(name, None)
+    _LOADED.pop(name, None)
+
+
+def engine_info(name: str) -> EngineInfo:
+    """The facts registered for ``name``; :class:`EngineError` listing the known names otherwise."""
+    try:
+        return _INFOS[name]
+    except KeyError:
+        known = ", ".join(engine_names()) or "none"
+        raise EngineError(f"unknown backend {name!r}; available backends: {known}") from None
+
+
+def engine_infos() -> list[EngineInfo]:
+    """Every registered engine's facts, in order of preference (then name)."""
+    return sorted(_INFOS.values(), key=lambda i: (i.preference, i.name))
+
+
+def installed(module: str) -> bool:
+    """True when ``module`` can be imported here (checked without importing it)."""
+    return module in sys.modules or _findable(module)
+
+
+@functools.lru_cache(maxsize=None)
+def _findable(module: str) -> bool:
+    # find_spec walks sys.path: once per process, not on every run() call.
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing(info: EngineInfo) -> list[str]:
+    """The modules ``info.requires`` that are not importable here."""
+    return [m for m in info.requires if not installed(m)]
 
 
 def get_engine(name: str) -> Engine:
-    """The engine registered as ``name``; :class:`EngineError` listing the known names otherwise."""
-    if name in _ENGINES:
-        return _ENGINES[name]
-    if name in _LAZY:
-        target, requires = _LAZY[name]
-        module_name, class_name = target.split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise EngineError(f"backend {name!r} needs {requires}, which is not importable here ({exc})") from exc
-        return register(getattr(module, class_name)())
-    known = ", ".join(engine_names()) or "none"
-    raise EngineError(f"unknown backend {name!r}; available backends: {known}")
+    """The engine registered as ``name``, loaded on first use.
+
+    :class:`EngineError` for an unknown name, :class:`MissingDependencyError` (with the install
+    command) when its framework is not importable here.
+    """
+    if name in _LOADED:
+        return _LOADED[name]
+    info = engine_info(name)
+    assert info.target is not None  # instances are always in _LOADED
+    absent = missing(info)
+    if absent:
+        raise MissingDependencyError(
+            f"backend {name!r} needs {', '.join(absent)}, which is not installed here",
+            package=absent[0], install=info.install or None)
+    module_name, class_name = info.target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise MissingDependencyError(f"backend {name!r} could not import {module_name} ({exc})",
+                                     package=getattr(exc, "name", None), install=info.install or None) from exc
+    engine = getattr(module, class_name)()
+    _LOADED[name] = engine
+    return engine
 
 
 def engine_names() -> list[str]:
     """Names of all registered engines (loaded or lazy), sorted."""
-    return sorted(set(_ENGINES) | set(_LAZY))
+    return sorted(_INFOS)
 
 
 def available_engines() -> list[Engine]:
@@ -55,7 +128,7 @@ def available_engines() -> list[Engine]:
     for name in engine_names():
         try:
             engine = get_engine(name)
-        except EngineError:
+        except (EngineError, MissingDependencyError):
             continue
         if engine.devices():
             found.append(engine)

@@ -14,10 +14,21 @@ Every rule has ``family`` (a short string engines dispatch on), ``n_states`` and
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+
+from .stepspec import (
+    Index3x3,
+    IntervalUpdate,
+    MaskCount,
+    StateSpace,
+    StepSpec,
+    TableUpdate,
+    WeightedCount,
+)
 
 #: 512-entry table index weights for a 3x3 window, reading order, NW = 256 ... SE = 1.
 TABLE_WEIGHTS = np.array([[256, 128, 64], [32, 16, 8], [4, 2, 1]], dtype=np.int64)
@@ -26,13 +37,43 @@ CENTRE_BIT = 16
 
 
 class Rule:
-    """Base of all rule values. Subclasses are frozen dataclasses."""
+    """Base of all rule values. Subclasses are frozen (hashable) dataclasses.
+
+    The rule protocol, which is all that code outside ``rules/`` may ask of a rule:
+
+    - ``canonical()``: Golly's spelling; ``family``: a display name ("life-like", ...);
+    - ``reach``: how far (cells) a state influences the next generation;
+    - ``births_from_nothing()``: a dead cell with nothing alive around it is born (B0);
+    - ``state_space``: discrete ``n_states`` or continuous floats;
+    - ``compile()``: the :class:`~tensorca.rules.stepspec.StepSpec` engines dispatch on.
+    """
 
     family: ClassVar[str] = "abstract"
     n_states: int
 
     def canonical(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
+
+    def _compile(self) -> StepSpec:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def compile(self) -> StepSpec:
+        """The step spec of this rule (computed once per rule value, then shared)."""
+        return _compiled(self)
+
+    @property
+    def reach(self) -> int:
+        """How far (in cells) a state can influence the next generation."""
+        return self.compile().reach
+
+    @property
+    def state_space(self) -> StateSpace:
+        """The values a cell may hold under this rule."""
+        return self.compile().state_space
+
+    def births_from_nothing(self) -> bool:
+        """True when a dead cell with no live cell around it is born: the unbounded plane fills at once."""
+        return self.compile().births_from_nothing
 
     def __str__(self) -> str:
         return self.canonical()
@@ -97,6 +138,15 @@ class TableRule(Rule):
     def canonical(self) -> str:
         return self.text
 
+    def _compile(self) -> StepSpec:
+        return StepSpec(
+            perceive=Index3x3(),
+            update=TableUpdate(self.table, self.neighbourhood, self.birth, self.survival),
+            reach=1,
+            state_space=StateSpace("discrete", self.n_states),
+            births_from_nothing=self.has_b0,
+        )
+
 
 @dataclass(frozen=True, eq=True)
 class LargerThanLifeRule(Rule):
@@ -160,3 +210,24 @@ class LargerThanLifeRule(Rule):
 
     def canonical(self) -> str:
         return self.text
+
+    def _compile(self) -> StepSpec:
+        perceive: MaskCount | WeightedCount
+        if self.is_weighted:
+            perceive = WeightedCount(self.radius, self.neighbourhood_weights(), self.state_weights(),
+                                     self.empty_count())
+        else:
+            perceive = MaskCount(self.radius, self.neighbourhood_mask())
+        empty = self.empty_count()
+        return StepSpec(
+            perceive=perceive,
+            update=IntervalUpdate(self.birth, self.survival),
+            reach=self.radius,
+            state_space=StateSpace("discrete", self.n_states),
+            births_from_nothing=any(lo <= empty <= hi for lo, hi in self.birth),
+        )
+
+
+@functools.lru_cache(maxsize=256)  # rules are frozen values; engines ask again every run
+def _compiled(rule: Rule) -> StepSpec:
+    return rule._compile()

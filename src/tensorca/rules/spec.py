@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-from ..topology import Topology, parse_topology
+from ..errors import TopologyError, UsageError
+from ..topology import Topology, parse_topology, resolve_topology
 from ._errors import fail
 from .base import Rule, TableRule
 from .generations import parse_generations
@@ -63,7 +64,7 @@ def parse_rule(text: str) -> Rule:
     refused with a pointer to :func:`parse_spec`.
     """
     if not isinstance(text, str):
-        raise TypeError(f"rule must be a string, got {type(text).__name__}")
+        raise UsageError(f"rule must be a string, got {type(text).__name__}")
     colon = text.find(":")
     if colon >= 0:
         raise fail("topology suffix ':' not allowed here; use parse_spec() for rule plus topology", text, colon)
@@ -74,7 +75,7 @@ def parse_rule(text: str) -> Rule:
 def parse_spec(text: str) -> tuple[Rule, Topology | None]:
     """Parse ``rule[:topology]`` (e.g. ``"B3/S23:T64,64"``): the rule and its topology or ``None``."""
     if not isinstance(text, str):
-        raise TypeError(f"rule must be a string, got {type(text).__name__}")
+        raise UsageError(f"rule must be a string, got {type(text).__name__}")
     colon = text.find(":")
     rule_end = len(text) if colon < 0 else colon
     start, end = _bounds(text[:rule_end])
@@ -82,3 +83,37 @@ def parse_spec(text: str) -> tuple[Rule, Topology | None]:
     if colon < 0:
         return rule, None
     return rule, parse_topology(text[colon + 1 :].strip())
+
+
+#: The rule ``resolve`` falls back to when neither a rule nor a fallback is given.
+DEFAULT_RULE = "B3/S23"
+
+
+def resolve(
+    rule: str | Rule | None,
+    topology: str | Topology | None = None,
+    *,
+    shape: tuple[int, int] | None = None,
+    fallback: Rule | None = None,
+) -> tuple[Rule, Topology | None]:
+    """The one resolver of what a user passed as ``rule`` and ``topology``.
+
+    ``rule``: a rule string (optionally with a Golly suffix, ``"B3/S23:T64,64"``), a rule value,
+    or None (``fallback``, then B3/S23). ``topology``: a suffix, ``"torus"``/``"plane"`` (sized by
+    ``shape`` ``(H, W)``), ``"unbounded"``, a :class:`Topology`, or None. Returns the rule and the
+    topology from ``topology`` or the suffix (``TopologyError`` when both are given and differ),
+    or None when neither names one: the caller applies its own default.
+    """
+    suffix: Topology | None = None
+    if isinstance(rule, Rule):
+        value = rule
+    elif rule is None:
+        value = fallback if fallback is not None else parse_rule(DEFAULT_RULE)
+    elif isinstance(rule, str):
+        value, suffix = parse_spec(rule)
+    else:
+        raise UsageError(f"rule must be a rule string or a Rule, not {type(rule).__name__}")
+    given = resolve_topology(topology, shape)
+    if given is not None and suffix is not None and given != suffix:
+        raise TopologyError(f"topology {given} conflicts with the rule's suffix {suffix}")
+    return value, given or suffix

@@ -32,15 +32,15 @@ from typing import Callable
 
 import numpy as np
 
-from .analysis.census import sorted_counts, splitter_for
-from .analysis.evolve import Stepper, as_rule, crop_state
-from .analysis.objects import UNRESOLVED, Splitter
-from .arrays import like_input, to_engine
-from .engines import get_engine
-from .engines.base import Engine
-from .errors import EngineError, GridError, RuleError
-from .rules.base import Rule
-from .topology import Topology
+from ..analysis.census import sorted_counts, splitter_for
+from ..analysis.evolve import Stepper, as_rule, crop_state
+from ..analysis.objects import UNRESOLVED, Splitter
+from ..arrays import like_input, to_engine
+from ..engines import get_engine
+from ..engines.base import Engine
+from ..errors import EngineError, GridError, RuleError
+from ..rules.base import Rule
+from ..topology import Topology
 
 SOUP_SIZE = 16
 #: Generations per engine call; also the guard band (times the rule's reach) kept empty.

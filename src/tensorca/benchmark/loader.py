@@ -167,7 +167,7 @@ def measure(setting: LoaderSetting, config: BenchConfig) -> LoaderResult:
     """Run the consumer loop for ``config.epochs`` x ``config.batches`` batches under ``setting``."""
     from torch.utils.data import DataLoader
 
-    from .data import DeviceStream, Trajectories
+    from ..data import DeviceStream, Trajectories
 
     device = torch.device(config.device)
     step = simulated_step(config.step, config.step_ms, device)

@@ -11,7 +11,7 @@ import tensorca
 from tensorca import cli_soup
 from tensorca.analysis import census
 from tensorca.errors import RuleError
-from tensorca.soup_search import pick_engine, soup_search
+from tensorca.search.soups import pick_engine, soup_search
 
 PATTERNS = tensorca.__file__.rsplit("/", 1)[0] + "/data/patterns"
 
