@@ -1,20 +1,22 @@
 # Two commands on a fresh machine: `make demo` and `make test`. Both create .venv and install
-# what they need from the package registries (NumPy, rich; PyTorch, pytest and hypothesis for
-# tests). TORCH pins the CPU build that CI machines keep on disk; a user with a GPU installs the
-# CUDA build of torch first (pip then keeps it: the pin is only used when torch is missing).
+# what they need from the package registries: `demo` the package with its [fast] extra (Numba,
+# so the demo shows the bit-packed CPU engine); `test` the [dev] extra (pytest, hypothesis, ruff,
+# Numba, the render extras, Triton) after PyTorch. TORCH pins the CPU build that CI machines keep
+# on disk; the extras ask only for a torch range, so pip keeps whatever torch is already there (a
+# user with a GPU installs the CUDA build of torch first).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test clean
+.PHONY: demo test lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP_RUN): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[fast]'
 	touch $@
 
 TORCH ?= torch==2.13.0
@@ -27,8 +29,12 @@ $(STAMP_DEV): pyproject.toml | $(PY)
 demo: $(STAMP_RUN)
 	$(PY) -m tensorca.demo
 
-test: $(STAMP_DEV)
+# Lint first (seconds), then every test; tests marked `cuda` skip where no GPU is visible.
+test: lint
 	$(PY) -m pytest -q
 
+lint: $(STAMP_DEV)
+	$(PY) -m ruff check src tests
+
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .ruff_cache

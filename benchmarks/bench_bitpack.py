@@ -99,11 +99,11 @@ def cpu_bench(quick: bool) -> dict:
         topology = Topology.torus(side, side)
         n_cells = batch * side * side
         words = pack(cells, 64)
-        t_packed = timed(lambda: advance_packed(words, side, RULE, True, g_bp), repeats)
-        t_e2e = timed(lambda: cpu.advance(cells, RULE, topology, g_bp), max(1, repeats // 2))
-        t_ref = timed(lambda: ref.advance(cells, RULE, topology, g_ref), 1 if side >= 1024 else 2)
+        t_packed = timed(lambda w=words, s=side, g=g_bp: advance_packed(w, s, RULE, True, g), repeats)
+        t_e2e = timed(lambda c=cells, t=topology, g=g_bp: cpu.advance(c, RULE, t, g), max(1, repeats // 2))
+        t_ref = timed(lambda c=cells, t=topology, g=g_ref: ref.advance(c, RULE, t, g), 1 if side >= 1024 else 2)
         tensor = torch.from_numpy(cells)
-        t_conv = timed(lambda: conv.advance(tensor, RULE, topology, g_conv), 1 if side >= 1024 else 2)
+        t_conv = timed(lambda c=tensor, t=topology, g=g_conv: conv.advance(c, RULE, t, g), 1 if side >= 1024 else 2)
         row = {
             "grid": label,
             "bitpack_packed": n_cells * g_bp / t_packed,
@@ -117,7 +117,8 @@ def cpu_bench(quick: bool) -> dict:
         row["x_dense_conv"] = row["bitpack_packed"] / row["dense_conv"]
         rows.append(row)
         print(
-            f"{label:>12}  bitpack-cpu {row['bitpack_packed'] / 1e9:8.2f} G (end-to-end {row['bitpack_end_to_end'] / 1e9:7.2f} G)"
+            f"{label:>12}  bitpack-cpu {row['bitpack_packed'] / 1e9:8.2f} G "
+            f"(end-to-end {row['bitpack_end_to_end'] / 1e9:7.2f} G)"
             f"  numpy {row['numpy'] / 1e6:8.1f} M  {conv_name} {row['dense_conv'] / 1e6:8.1f} M"
             f"  x{row['x_numpy']:,.0f} numpy  x{row['x_dense_conv']:,.0f} dense-conv",
             flush=True,
@@ -171,14 +172,18 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
                 launch = BitpackGpu(gens_per_launch=g, block_rows=br, block_words=bw)
                 mode = "step" if g == 1 else "multi"
                 try:
-                    t = cuda_time(lambda: launch.advance_packed(words, side, RULE, True, total_gens, mode=mode))
+                    def call(k=launch, w=words, s=side, n=total_gens, m=mode):
+                        return k.advance_packed(w, s, RULE, True, n, mode=m)
+
+                    t = cuda_time(call)
                     row[f"g{g}_{br}x{bw}"] = n_cells * total_gens / t
                 except Exception as exc:  # a tile that does not fit, say
                     row[f"g{g}_{br}x{bw}"] = f"error: {type(exc).__name__}: {exc}"[:200]
         if batch * side * side <= 1 << 26:
             launch = BitpackGpu()
             try:
-                t = cuda_time(lambda: launch.advance_packed(words, side, RULE, True, total_gens, mode="whole"))
+                t = cuda_time(
+                    lambda k=launch, w=words, s=side, n=total_gens: k.advance_packed(w, s, RULE, True, n, mode="whole"))
                 row["whole"] = n_cells * total_gens / t
             except Exception as exc:
                 row["whole"] = f"error: {exc}"[:200]
@@ -197,7 +202,7 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
                 with torch.cuda.graph(graph):
                     static_out = step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")
                 reps = max(1, total_gens // graph_gens)
-                t = cuda_time(lambda: [graph.replay() for _ in range(reps)])
+                t = cuda_time(lambda g=graph, r=reps: [g.replay() for _ in range(r)])
                 row["graph_step"] = n_cells * graph_gens * reps / t
                 del static_out
             except Exception as exc:
@@ -208,7 +213,7 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
         if side <= 4096 or batch == 1:
             g_conv = 4 if side >= 8192 else 16
             try:
-                t = cuda_time(lambda: conv.advance(cells, RULE, Topology.torus(side, side), g_conv), 3)
+                t = cuda_time(lambda c=cells, s=side, g=g_conv: conv.advance(c, RULE, Topology.torus(s, s), g), 3)
                 row["dense_conv"] = n_cells * g_conv / t
             except Exception as exc:  # memory at 16384^2, say
                 row["dense_conv"] = f"error: {type(exc).__name__}"
@@ -246,7 +251,8 @@ def main(argv=None) -> None:
     if args.device == "cpu":
         result = cpu_bench(args.quick)
     else:
-        result = gpu_bench(args.quick, [int(s) for s in args.sizes.split(",")], [int(g) for g in args.gens_per_launch.split(",")])
+        result = gpu_bench(args.quick, [int(s) for s in args.sizes.split(",")],
+                           [int(g) for g in args.gens_per_launch.split(",")])
     result["machine"] = machine()
     result["date"] = time.strftime("%Y-%m-%d %H:%M")
     print(f"# ops per word (B3/S23): {result['ops_per_word']}")

@@ -41,7 +41,7 @@ class Case:
     serial: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "Case":
+    def parse(cls, text: str) -> Case:
         serial = text.endswith("/serial")
         body = text[: -len("/serial")] if serial else text
         batch, _, size = body.rpartition(":")
@@ -160,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         print("| --- | --- | ---: | ---: |")
     for case, spec, cups, ratio, note in rows:
         if args.markdown:
-            print(f"| {case} | {spec} | {cups / 1e6:,.1f} | {ratio:.1f}x |" if cups else f"| {case} | {spec} | failed: {note} | |")
+            result = f"{cups / 1e6:,.1f} | {ratio:.1f}x" if cups else f"failed: {note} |"
+            print(f"| {case} | {spec} | {result} |")
         else:
             print(f"{case:28s} {spec:22s} " + (f"{cups / 1e6:14,.1f} M/s {ratio:8.1f}x" if cups else f"failed: {note}"))
     return 0

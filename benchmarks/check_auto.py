@@ -19,11 +19,16 @@ import time
 import numpy as np
 
 import tensorca
-from tensorca.costmodel import _maybe_supports
-from tensorca.engines import get_engine
-from tensorca.simulate import explain
+from tensorca.costmodel import may_run
+from tensorca.engines import engine_info, engine_infos, get_engine
+from tensorca.engines.registry import devices_here
+from tensorca.rules.spec import resolve
 
-ENGINES = ("numpy", "torch", "bitpack-cpu", "dense-conv")
+#: Every engine ``auto`` may pick on this machine's CPU, from the registry.
+ENGINES = tuple(i.name for i in engine_infos() if i.auto and "cpu" in devices_here(i))
+
+
+PATTERNS = "src/tensorca/data/patterns"
 
 
 def soup(batch, h, w, n_states=2, seed=0):
@@ -40,8 +45,8 @@ CONFIGS = [
     ("1024^2 Hensel B2-a/S12, 10 gens", lambda: (soup(1, 1024, 1024), "B2-a/S12", 10)),
     ("512^2 Generations 345/2/4, 20 gens", lambda: (soup(1, 512, 512), "345/2/4", 20)),
     ("16 x 128^2 LtL R5 (Bosco), 10 gens", lambda: (soup(16, 128, 128), "R5,C0,M1,S34..58,B34..45,NM", 10)),
-    ("Gosper gun, unbounded plane, 300 gens", lambda: (tensorca.load("src/tensorca/data/patterns/gosper_gun.rle"), None, 300)),
-    ("R-pentomino, unbounded plane, 30 gens", lambda: (tensorca.load("src/tensorca/data/patterns/r_pentomino.rle"), None, 30)),
+    ("Gosper gun, unbounded plane, 300 gens", lambda: (tensorca.load(f"{PATTERNS}/gosper_gun.rle"), None, 300)),
+    ("R-pentomino, unbounded plane, 30 gens", lambda: (tensorca.load(f"{PATTERNS}/r_pentomino.rle"), None, 30)),
 ]
 
 
@@ -65,14 +70,14 @@ def main() -> int:
     results, hits = [], 0
     for label, make in CONFIGS:
         state, rule, gens = make()
-        rule_value, _ = tensorca.simulate.resolve_rule(rule, fallback=getattr(state, "rule", None))
+        rule_value, _ = resolve(rule, fallback=getattr(state, "rule", None))
         topo = getattr(state, "topology", None) or tensorca.Topology.torus(state.shape[-1], state.shape[-2])
         check = topo if topo.bounded else tensorca.Topology.plane(1, 1)
         times = {}
         for name in ENGINES:
-            if get_engine(name).supports(rule_value, check) and _maybe_supports(name, rule_value, check):
+            if get_engine(name).supports(rule_value, check) and may_run(engine_info(name), rule_value, check):
                 times[name] = measure(state, rule, gens, name, args.repeats)
-        pick = explain(state, rule, gens).engine
+        pick = tensorca.explain(state, rule, gens).engine
         if pick not in times:
             times[pick] = measure(state, rule, gens, pick, args.repeats)
         best = min(times, key=times.get)

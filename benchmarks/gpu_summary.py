@@ -44,7 +44,8 @@ def torch_targets(*paths: Path) -> str:
             if len(cells) >= 3 and cells[2].replace(",", "").replace(".", "").isdigit():
                 cups[(cells[0], cells[1])] = float(cells[2].replace(",", "")) * 1e6
     out = []
-    best_8192 = max((v for (case, eng), v in cups.items() if case == "8192x8192" and eng.startswith("torch")), default=None)
+    best_8192 = max((v for (case, eng), v in cups.items() if case == "8192x8192" and eng.startswith("torch")),
+                    default=None)
     if best_8192 is not None:
         out.append(f"- torch at 8192^2: best variant {best_8192 / 1e12:.2f} T CUPS (target >= 1 T)")
     batched = cups.get(("4096 x 64x64", "torch"))
@@ -61,8 +62,8 @@ def bitpack_rows(path: Path) -> str:
     out = ["| grid | best config | best CUPS | 1 gen/launch | floor (1 pass) | best / floor | dense-conv |",
            "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for row in data["rows"]:
-        numeric = {k: v for k, v in row.items() if isinstance(v, (int, float)) and (k.startswith("g") or k in ("whole", "graph_step"))
-                   and k != "gens"}
+        numeric = {k: v for k, v in row.items() if isinstance(v, (int, float))
+                   and (k.startswith("g") or k in ("whole", "graph_step")) and k != "gens"}
         if not numeric:
             continue
         best_key = max(numeric, key=numeric.get)

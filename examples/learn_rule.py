@@ -53,7 +53,7 @@ class RuleNet(nn.Module):
 def accuracy(model: RuleNet, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
     """(fraction of cells right, fraction of grids entirely right)."""
     model.eval()
-    right = torch.cat([(model(xb).argmax(1) == yb) for xb, yb in zip(x.split(64), y.split(64))])
+    right = torch.cat([(model(xb).argmax(1) == yb) for xb, yb in zip(x.split(64), y.split(64), strict=True)])
     model.train()
     return float(right.float().mean()), float(right.flatten(1).all(1).float().mean())
 
@@ -64,7 +64,8 @@ def learn(rule: str, args: argparse.Namespace) -> dict:
     train = Trajectories(rule, (args.size, args.size), generations=1, length=args.steps * args.batch_size,
                          density=(0.1, 0.9), warmup=(0, 32), seed=args.seed)
     # Held out: another seed, larger grids (the net is a convolution, so any size works).
-    check = Trajectories(rule, (64, 64), generations=1, length=64, density=(0.1, 0.9), warmup=(0, 32), seed=10_000 + args.seed)
+    check = Trajectories(rule, (64, 64), generations=1, length=64, density=(0.1, 0.9), warmup=(0, 32),
+                         seed=10_000 + args.seed)
     final = Trajectories(rule, (128, 128), generations=1, length=256, density=(0.1, 0.9), warmup=(0, 64),
                          seed=20_000 + args.seed)
     check_x, check_y = check.batch(range(len(check)))
@@ -123,7 +124,8 @@ def main() -> int:
     ok = True
     for rule in args.rules:
         r = learn(rule, args)
-        solved = f"held-out check perfect from step {r['solved_at']}, stopped at {r['steps']}" if r["solved_at"] else f"not perfect after {r['steps']} steps"
+        solved = (f"held-out check perfect from step {r['solved_at']}, stopped at {r['steps']}" if r["solved_at"]
+                  else f"not perfect after {r['steps']} steps")
         console.print(
             f"{r['rule']}: {solved} ({r['seconds']:.1f} s training); on {r['final_grids']} unseen 128x128 grids: "
             f"{r['cells']:.4%} of cells, {r['grids']:.1%} of grids exactly right",

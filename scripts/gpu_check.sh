@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (at most about 5 minutes in all, so a rerun fits in a 15-minute
+# benchmarks, each under its own time limit (about 6 minutes in all, so a rerun fits in a 15-minute
 # device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
 #
@@ -32,9 +32,13 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS
     echo "$name rc=$rc" >> "$RESULTS/status.txt"
 }
 
-# 1. Tests on CUDA: torch engine (golden cases, parity, graphs, no host sync in the loop),
-#    Triton kernels compiled for the GPU, DeviceStream on CUDA.
-step tests 80 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
+# 1. Tests on CUDA: the engine contract on every CUDA device (golden cases, parity on every
+#    topology and rule family, refusals, untouched input) for torch, dense-conv and bitpack-gpu;
+#    then the torch engine's own tests (paths, graphs, no host sync in the loop), each Triton
+#    kernel compiled for the GPU, DeviceStream on CUDA.
+step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda \
+    tests/test_engine_contract.py
+step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
     tests/test_torch_engine.py tests/test_bitpack_gpu.py tests/test_data.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control.
 step verify 35 "$PYTHON" -m tensorca verify --device cuda

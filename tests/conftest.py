@@ -1,4 +1,8 @@
-"""Shared fixtures: Golly's golden cases and small helpers."""
+"""Shared fixtures: Golly's golden cases, small helpers, and the ``cuda`` marker's skip.
+
+Markers (registered in pyproject.toml): ``slow`` (seconds each: deselect with ``-m "not slow"``)
+and ``cuda`` (needs a CUDA device: skipped where torch sees none).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def golden_cases() -> list[dict]:
-    """The cases Golly computed (copied from ../shared/golden/cases.jsonl)."""
+    """The cases Golly computed (``tests/data/golden_cases.jsonl``, one JSON object a line)."""
     with open(DATA / "golden_cases.jsonl") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
@@ -51,3 +55,21 @@ def check_rule_error(text: str, position: int, *words: str) -> None:
 @pytest.fixture(scope="session")
 def golden() -> dict[str, dict]:
     return {case["name"]: case for case in golden_cases()}
+
+
+def cuda_available() -> bool:
+    """True when torch is installed and sees a CUDA device."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip ``cuda``-marked tests where no CUDA device is visible (torch is imported only if some are)."""
+    marked = [item for item in items if item.get_closest_marker("cuda") is not None]
+    if marked and not cuda_available():
+        skip = pytest.mark.skip(reason="needs a CUDA device")
+        for item in marked:
+            item.add_marker(skip)

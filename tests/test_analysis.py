@@ -126,7 +126,7 @@ def test_wechsler_encoding_details():
 
 
 def test_decode_round_trips():
-    for code, rle in KNOWN_CODES.items():
+    for code in KNOWN_CODES:
         grid = decode(code)
         assert classify(grid).apgcode == code
 
@@ -174,3 +174,39 @@ def test_objects_report_position_and_kind():
     found = sorted(objects(grid), key=lambda f: f.apgcode)
     assert [(f.apgcode, f.kind) for f in found] == [("xp2_7", "oscillator"), ("xs4_33", "still_life")]
     assert found[1].origin == (1, 1)
+
+
+# Hand-drawn cells of named objects (one phase, any orientation): classify must give the code
+# that NAMES files the name under. Codes come from apgsearch's canonical form, so a wrong shape
+# or a mistyped code fails here.
+NAMED_SHAPES = {
+    "mango": ".OO./O..O/.O..O/..OO",
+    "eater 1": "OO../O.O./..O./..OO",
+    "shillelagh": "OO.../O..OO/.OO.O",
+    "long ship": "OO../O.O./.O.O/..OO",
+    "long barge": ".O.../O.O../.O.O./..O.O/...O.",
+    "integral sign": "OO.../O.O../..O../..O.O/...OO",
+    "hat": "..O../.O.O./.O.O./OO.OO",
+    "canoe": "...OO/....O/...O./O.O../OO...",
+    "long long boat": "OO.../O.O../.O.O./..O.O/...O.",
+    "block on table": "OO../OO../..../OOOO/O..O",
+    "loop": ".OO./O..O/.O.O/OO.OO",
+    "tub with tail": ".O.../O.O../.O.O./...O./...OO",
+    "clock": "..O./O.O./.O.O/.O..",
+    "bipole": "OO.../O..../.O.O./....O/...OO",
+    "spark coil": "OO....OO/O.O..O.O/..O..O../O.O..O.O/OO....OO",
+    "mold": "...OO./..O..O/O..O.O/....O./O.OO../.O....",
+    "figure eight": "OO..../OO.O../....O./.O..../..O.OO/....OO",
+    "octagon 2": "...OO.../..O..O../.O....O./O......O/O......O/.O....O./..O..O../...OO...",
+    "honey farm": ("......O....../.....O.O...../.....O.O...../......O....../.OO.......OO./O..O.....O..O/"
+                   ".OO.......OO./......O....../.....O.O...../.....O.O...../......O......"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED_SHAPES))
+def test_named_objects_have_the_codes_names_files_them_under(name):
+    rows = NAMED_SHAPES[name].split("/")
+    width = max(map(len, rows))  # short rows end in dead cells
+    cells = np.array([[c == "O" for c in row.ljust(width, ".")] for row in rows], dtype=np.uint8)
+    code = classify(cells, "B3/S23", max_gens=100).apgcode
+    assert NAMES.get(code) == name, code

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tensorca
 from tensorca import costmodel
+from tensorca.engines import EngineCost, EngineInfo, engine_infos, registry
 from tensorca.rules import parse_rule
 from tensorca.simulate import explain, run
 from tensorca.topology import Topology
@@ -37,7 +40,8 @@ def test_auto_choice_supports_the_rule_and_matches_the_reference(text, kind):
     for gens in (1, 40):
         choice = costmodel.choose(rule, topology, 3, (24, 40), gens)
         assert tensorca.get_engine(choice.engine).supports(rule, topology)
-        assert run(grid, rule, gens, topology=topology).tolist() == run(grid, rule, gens, topology=topology, backend="numpy").tolist()
+        want = run(grid, rule, gens, topology=topology, backend="numpy")
+        assert run(grid, rule, gens, topology=topology).tolist() == want.tolist()
 
 
 def test_auto_never_picks_an_unsupported_engine_even_if_it_is_predicted_free(cache_dir):
@@ -85,16 +89,16 @@ def test_compile_cost_counts_for_cold_kernels():
 
 
 def test_calibration_overrides_defaults_and_bad_files_are_ignored(cache_dir):
-    assert costmodel.costs("numpy@cpu") == costmodel.DEFAULTS["numpy@cpu"]
+    assert costmodel.costs("numpy@cpu") == costmodel.default_costs("numpy@cpu")
     costmodel.save_calibration({"numpy@cpu": {"gen_s": 1.0, "family_cell": {"ltl": 9.0}, "bogus": 3}})
     c = costmodel.costs("numpy@cpu")
-    assert c.gen_s == 1.0 and c.family_cell["ltl"] == 9.0 and c.call_s == costmodel.DEFAULTS["numpy@cpu"].call_s
+    assert c.gen_s == 1.0 and c.family_cell["ltl"] == 9.0 and c.call_s == costmodel.default_costs("numpy@cpu").call_s
     (cache_dir / "costmodel.json").write_text("{not json")
     costmodel._load_calibration.cache_clear()
-    assert costmodel.costs("numpy@cpu") == costmodel.DEFAULTS["numpy@cpu"]
+    assert costmodel.costs("numpy@cpu") == costmodel.default_costs("numpy@cpu")
     (cache_dir / "costmodel.json").write_text(json.dumps({"version": 999, "engines": {"numpy@cpu": {"gen_s": 5}}}))
     costmodel._load_calibration.cache_clear()
-    assert costmodel.costs("numpy@cpu").gen_s == costmodel.DEFAULTS["numpy@cpu"].gen_s
+    assert costmodel.costs("numpy@cpu").gen_s == costmodel.default_costs("numpy@cpu").gen_s
 
 
 def test_explain_lists_the_choice_first_and_its_parts():
@@ -120,3 +124,63 @@ def test_deciding_imports_no_framework_for_a_small_numpy_run():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("text, family, scale", [
+    ("B3/S23", "moore", 1.0), ("B36/S23", "moore", 1.0), ("B2-a/S12", "table", 1.0), ("B2/S013V", "table", 1.0),
+    ("W110", "table", 1.0), ("345/2/4", "generations", 1.0), ("R2,C0,M1,S4..6,B5..6,NM", "ltl", 5 / 11),
+    ("R5,C0,M1,S34..58,B34..45,NM", "ltl", 1.0),
+])
+def test_rule_class_reads_the_step_spec(text, family, scale):
+    assert costmodel.rule_class(parse_rule(text)) == (family, pytest.approx(scale))
+
+
+def test_cost_model_names_no_engine():
+    """Every engine fact comes from the registry: the module has no per-engine table."""
+    source = Path(costmodel.__file__).read_text()
+    for info in engine_infos():
+        assert f'"{info.name}' not in source and f"'{info.name}" not in source, info.name
+
+
+def test_defaults_come_from_the_registry():
+    for info in engine_infos():
+        for device, cost in info.default_costs.items():
+            assert costmodel.default_costs(f"{info.name}@{device}") is cost
+    # A device an engine has no figures for falls back to its CPU figures; an unknown engine to plain defaults.
+    assert costmodel.default_costs("numpy@cuda") is costmodel.default_costs("numpy@cpu")
+    assert costmodel.default_costs("no-such-engine@cpu") == EngineCost()
+
+
+#: Frameworks hidden to pretend a base install.
+ABSENT = ("numba", "torch", "triton")
+
+
+@pytest.fixture
+def fresh_suggestions(monkeypatch):
+    monkeypatch.setattr(costmodel, "_SUGGESTED", set())
+
+
+def test_a_missing_faster_engine_is_suggested_once(fresh_suggestions):
+    registry.register_lazy(EngineInfo("absent-fast", "tensorca_no_such_module:Engine",
+                                      requires=("tensorca_no_such_module",), install="pip install 'tensorca[absent]'",
+                                      default_costs={"cpu": EngineCost(call_s=0, gen_s=0, cell_s=1e-15)}))
+    try:
+        rule, torus = parse_rule("B3/S23"), Topology.torus(2048, 2048)
+        with pytest.warns(costmodel.PerformanceWarning, match=r"absent-fast.*pip install 'tensorca\[absent\]'"):
+            choice = costmodel.choose(rule, torus, 1, (2048, 2048), 20000)
+        assert choice.engine != "absent-fast"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            costmodel.choose(rule, torus, 1, (2048, 2048), 20000)  # once per process
+            costmodel.choose(rule, Topology.torus(16, 16), 1, (16, 16), 1)  # small jobs never warn
+    finally:
+        registry.unregister("absent-fast")
+
+
+def test_numpy_fallback_for_a_large_job_names_the_fast_extra(fresh_suggestions, monkeypatch):
+    """Without Numba (and torch), a large job runs on NumPy and says once how to make it faster."""
+    real = registry.installed
+    monkeypatch.setattr(registry, "installed", lambda module: module not in ABSENT and real(module))
+    with pytest.warns(costmodel.PerformanceWarning, match=r"bitpack-cpu.*numba.*pip install 'tensorca\[fast\]'"):
+        choice = costmodel.choose(parse_rule("B3/S23"), Topology.torus(1024, 1024), 1, (1024, 1024), 20000)
+    assert choice.engine == "numpy"

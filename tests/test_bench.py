@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from tensorca import costmodel
-from tensorca import bench
-from tensorca.benchmark.calibrate import fit
+from tensorca import bench, costmodel
+from tensorca.benchmark import calibrate as calibration
+from tensorca.benchmark.calibrate import NoisyCalibrationWarning, fit, fit_runs
 from tensorca.benchmark.measure import median_time, time_calls
-from tensorca.benchmark.sweep import BenchRow, crossovers
+from tensorca.benchmark.sweep import BenchReport, BenchRow, EngineSummary, crossovers
 from tensorca.cli import main
 from tensorca.engines import engine_names
 
@@ -18,12 +19,12 @@ from tensorca.engines import engine_names
 def test_time_calls_returns_one_positive_time_per_repeat():
     times = time_calls(lambda: sum(range(1000)), repeats=4, warmup=1)
     assert len(times) == 4 and all(t > 0 for t in times)
-    assert median_time(lambda: None, repeats=3) >= 0
+    assert 0.005 <= median_time(lambda: time.sleep(0.005), repeats=3) < 0.5
 
 
 def test_crossovers_mark_where_the_leader_changes():
-    rows = [BenchRow("a", "cpu", "eager", "grid", 1, s, s, 1, 1.0, cups) for s, cups in ((64, 10), (128, 10), (256, 10))]
-    rows += [BenchRow("b", "cpu", "eager", "grid", 1, s, s, 1, 1.0, cups) for s, cups in ((64, 5), (128, 20), (256, 30))]
+    rows = [BenchRow("a", "cpu", "eager", "grid", 1, s, s, 1, 1.0, c) for s, c in ((64, 10), (128, 10), (256, 10))]
+    rows += [BenchRow("b", "cpu", "eager", "grid", 1, s, s, 1, 1.0, c) for s, c in ((64, 5), (128, 20), (256, 30))]
     found = crossovers(rows)
     assert found == [{"sweep": "grid", "from": "a@cpu", "to": "b@cpu", "cells": 8192, "between": [4096, 16384]}]
 
@@ -43,7 +44,11 @@ def test_bench_quick_json_is_well_formed_with_every_engine(quick_json):
     assert names == set(engine_names())
     for e in data["engines"]:
         if e["available"]:
-            assert e["call_s"] >= 0 and e["gen_s"] >= 0 and e["steady_cups"] > 0
+            # One call of one generation took time; the steady figure is one of the measured grid points.
+            assert e["call_s"] + e["gen_s"] > 0
+            peak = [r for r in data["rows"] if r["sweep"] == "grid" and r["cells"] == e["steady_cells"]
+                    and (r["engine"], r["device"]) == (e["engine"], e["device"])]
+            assert peak and peak[0]["cups"] == e["steady_cups"]
         else:
             assert e["reason"]
     for row in data["rows"]:
@@ -64,3 +69,30 @@ def test_calibrate_saves_values_the_cost_model_uses(tmp_path, monkeypatch):
     costmodel.save_calibration(values)
     assert costmodel.costs("numpy@cpu").cell_s == pytest.approx(values["numpy@cpu"]["cell_s"])
     costmodel._load_calibration.cache_clear()
+
+
+def _report(cell_s: float, call_s: float = 1e-5) -> BenchReport:
+    summary = EngineSummary("numpy", "cpu", True, call_s=call_s, gen_s=1e-5, steady_cups=1 / cell_s,
+                            steady_cells=10**6, call_cell_s=0.0)
+    return BenchReport("B3/S23", True, {}, [], [summary], [], 1.0)
+
+
+def test_repeated_calibration_keeps_the_median_and_flags_spread():
+    steady = fit_runs([_report(2e-9), _report(2.1e-9), _report(2.05e-9)])
+    assert steady.values["numpy@cpu"]["cell_s"] == pytest.approx(fit(_report(2.05e-9))["numpy@cpu"]["cell_s"])
+    assert steady.noisy == []
+    # One run on a busy machine: the median ignores it, and the spread is reported.
+    noisy = fit_runs([_report(2e-9), _report(20e-9, call_s=1e-3), _report(2.1e-9)])
+    assert noisy.values["numpy@cpu"]["cell_s"] == pytest.approx(fit(_report(2.1e-9))["numpy@cpu"]["cell_s"])
+    assert noisy.values["numpy@cpu"]["call_s"] == pytest.approx(1e-5)
+    assert any(line.startswith("numpy@cpu cell_s") for line in noisy.noisy)
+    assert any(line.startswith("numpy@cpu call_s") for line in noisy.noisy)
+
+
+def test_calibrate_runs_the_sweep_again_and_warns_when_runs_disagree(monkeypatch):
+    later = iter([_report(20e-9), _report(2.1e-9)])
+    monkeypatch.setattr(calibration, "bench", lambda **options: next(later))
+    with pytest.warns(NoisyCalibrationWarning, match="numpy@cpu cell_s"):
+        result = calibration.calibrate(_report(2e-9), runs=3, families=False)
+    assert len(result.reports) == 3
+    assert result.values["numpy@cpu"]["cell_s"] == pytest.approx(fit(_report(2.1e-9))["numpy@cpu"]["cell_s"])

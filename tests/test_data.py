@@ -97,7 +97,7 @@ def test_identical_samples_for_zero_and_two_workers():
     serial = list(DataLoader(ds, batch_size=6, num_workers=0))
     parallel = list(DataLoader(ds, batch_size=6, num_workers=2, multiprocessing_context=FORK))
     assert len(serial) == len(parallel) == 7
-    for (x0, y0), (x2, y2) in zip(serial, parallel):
+    for (x0, y0), (x2, y2) in zip(serial, parallel, strict=True):
         assert x0.shape[1:] == (8, 8) and x0.dtype == torch.uint8
         assert torch.equal(x0, x2) and torch.equal(y0, y2)
     # Shuffled: the sample at each index is the same whichever process made it.
@@ -215,7 +215,8 @@ def test_device_stream_is_deterministic_and_matches_numpy():
         assert np.array_equal(x.numpy(), tensorca.run(start, "B3/S23", 3))
         assert np.array_equal(y.numpy(), tensorca.run(x.numpy(), "B3/S23", 2))
     assert not torch.equal(batches[0][0], batches[1][0])
-    assert not torch.equal(DeviceStream(seed=9, batch_size=2).batch(0)[0], DeviceStream(seed=8, batch_size=2).batch(0)[0])
+    nine, eight = DeviceStream(seed=9, batch_size=2).batch(0)[0], DeviceStream(seed=8, batch_size=2).batch(0)[0]
+    assert not torch.equal(nine, eight)
     assert torch.equal(start_keys(8, 2, 5), torch.from_numpy(hash32(hash32(np.arange(5) + 0x632BE5AB) ^ fold(8, 2))))
 
 
@@ -262,14 +263,14 @@ def test_import_tensorca_does_not_import_torch():
 
 
 def test_loader_bench_measures_and_reports(capsys):
-    from tensorca.cli_loader_bench import add_parser
     from tensorca.benchmark.loader import BenchConfig, LoaderSetting, measure
+    from tensorca.cli.loader_bench import register
 
     config = BenchConfig(shape=(8, 8), batch_size=4, warmup=0, step="busy", step_ms=1.0, batches=3, epochs=2)
     result = measure(LoaderSetting(num_workers=0), config)
     assert result.samples == 24 and 0 < result.wait_fraction < 1 and result.samples_per_second > 0
     parser = argparse.ArgumentParser()
-    add_parser(parser.add_subparsers(dest="command"))
+    register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["loader-bench", "--quick", "--size", "8x8", "--batch-size", "4", "--batches", "2",
                               "--epochs", "1", "--step-ms", "1", "--warmup", "0..2"])
     assert args.func(args) == 0

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorca.io as tio
-from tensorca.errors import PatternError, RuleError, TensorcaError, TopologyError
+from tensorca.errors import PatternError, RuleError, TensorcaError, TopologyError, UsageError
 from tensorca.pattern import Pattern
 from tensorca.rules import parse_spec
 from tensorca.topology import Topology, parse_topology
@@ -274,7 +274,8 @@ def test_explicit_format_overrides_detection():
 
 
 def test_rle_writer_layout():
-    p = Pattern(cells=np.pad(GLIDER, ((2, 3), (0, 4))), origin=(3, -4), generation=7, name="Glider", comments=["a", "b"])
+    p = Pattern(cells=np.pad(GLIDER, ((2, 3), (0, 4))), origin=(3, -4), generation=7, name="Glider",
+                comments=["a", "b"])
     p.rule = parse_spec("B3/S23")[0]
     text = tio.dumps(p)
     assert text.splitlines() == [
@@ -415,7 +416,8 @@ def test_life105_round_trip(cells, origin):
 
 
 @pytest.mark.parametrize(
-    "name, fmt", [("p.rle", "rle"), ("p.rle.gz", "rle"), ("p.cells", "cells"), ("p.lif", "life106"), ("p.life.gz", "life106")]
+    "name, fmt",
+    [("p.rle", "rle"), ("p.rle.gz", "rle"), ("p.cells", "cells"), ("p.lif", "life106"), ("p.life.gz", "life106")],
 )
 def test_save_picks_format_by_extension_and_gzip(tmp_path, name, fmt):
     rule = parse_spec("B3/S23")[0]
@@ -430,7 +432,7 @@ def test_save_picks_format_by_extension_and_gzip(tmp_path, name, fmt):
 
 
 def test_save_unknown_extension():
-    with pytest.raises(ValueError, match="cannot tell the pattern format"):
+    with pytest.raises(UsageError, match="cannot tell the pattern format"):
         tio.save("pattern.txt", Pattern(cells=GLIDER))
 
 
@@ -559,7 +561,7 @@ def test_error_bad_topology_in_header_points_at_the_suffix():
 def test_error_forced_format_mismatch():
     error_at("x = 3, y = 3\no!", 1, 1, "must start with '#Life 1.06'", format="life106")
     error_at("x = 3, y = 3\no!", 1, 1, "must start with '#Life 1.05'", format="life105")
-    with pytest.raises(ValueError, match="unknown pattern format"):
+    with pytest.raises(UsageError, match="unknown pattern format"):
         tio.loads("o!", format="mcell")
 
 

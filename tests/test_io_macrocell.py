@@ -131,7 +131,7 @@ def test_header_comments_rule_with_suffix_and_generation():
     assert p.cells.shape == (20, 20) and p.origin == grid_top_left(p.topology) == (-10, -10)
     # level-4 root: top-left (-8, -7); the leaf is its NW child, live at (-8, -7) and (-7, -7)
     ys, xs = np.nonzero(p.cells)
-    assert list(zip((xs + p.origin[0]).tolist(), (ys + p.origin[1]).tolist())) == [(-8, -7), (-7, -7)]
+    assert list(zip((xs + p.origin[0]).tolist(), (ys + p.origin[1]).tolist(), strict=True)) == [(-8, -7), (-7, -7)]
 
 
 def test_writer_output_is_gollys_shape():

@@ -8,7 +8,7 @@ import pytest
 from tensorca.elementary import elementary
 from tensorca.engines import get_engine
 from tensorca.engines.numpy_reference import neighbourhood_count
-from tensorca.errors import EngineError, GridError, TopologyError
+from tensorca.errors import EngineError, GridError, TensorcaError, TopologyError
 from tensorca.pattern import Pattern
 from tensorca.rules import parse_rule
 from tensorca.simulate import run
@@ -79,7 +79,8 @@ def test_dying_cells_do_not_count_as_neighbours_or_get_born_into():
 
 @pytest.mark.parametrize(
     "equivalent",
-    ["23/3/2", "R1,C0,M0,S2..3,B3..3,NM", "R1,C0,M1,S3..4,B3..3,NM", "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA"],
+    ["23/3/2", "R1,C0,M0,S2..3,B3..3,NM", "R1,C0,M1,S3..4,B3..3,NM",
+     "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA"],
 )
 @pytest.mark.parametrize("topology", ["torus", "plane"])
 def test_other_spellings_of_life_compute_life(equivalent, topology):
@@ -236,7 +237,7 @@ def test_error_device_that_torch_cannot_use():
     for backend in ("torch", "auto"):
         with pytest.raises(EngineError, match="'cuda' is not available"):
             run(grid, "B3/S23", 1, backend=backend, device="cuda")
-    with pytest.raises(EngineError, match="unknown device 'warp-drive'"):
+    with pytest.raises(TensorcaError, match="unknown device 'warp-drive'"):  # a UsageError
         run(grid, "B3/S23", 1, backend="torch", device="warp-drive")
 
 

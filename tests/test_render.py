@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,8 +12,8 @@ from PIL import Image
 
 import tensorca
 import tensorca.render as render
-from tensorca import cli_render
-from tensorca.errors import TensorcaError
+from tensorca.cli import render as cli_render
+from tensorca.errors import MissingDependencyError, TensorcaError
 from tensorca.io import loads
 
 GLIDER = "x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!"
@@ -19,7 +21,7 @@ GLIDER = "x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!"
 
 def run_cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tensorca")
-    cli_render.add_parser(parser.add_subparsers(dest="command", required=True))
+    cli_render.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["render", *argv])
     return args.func(args)
 
@@ -47,7 +49,7 @@ def test_to_rgb_scales_and_draws_grid_lines():
 def test_gif_of_a_glider_decodes_to_every_frame_at_the_right_size(tmp_path):
     path = tmp_path / "glider.gif"
     run = render.gif(str(path), loads(GLIDER), gens=8, scale=5, duration=80)
-    height, width = run.cells.shape[1:]
+    height, width = run.shape
     # the viewport holds the glider's whole path: 3 + 2 cells plus a 1-cell border each side
     assert (width, height) == (7, 7)
     with Image.open(path) as im:
@@ -71,7 +73,7 @@ def test_png_is_the_last_generation(tmp_path):
     gun = tensorca.load(tensorca.__file__.rsplit("/", 1)[0] + "/data/patterns/gosper_gun.rle")
     run = render.png(str(tmp_path / "gun.png"), gun, gens=30, scale=3)
     with Image.open(tmp_path / "gun.png") as im:
-        h, w = run.cells.shape[1:]
+        h, w = run.shape
         assert im.size == (3 * w, 3 * h)
         lit = (np.array(im.convert("L")) > 128).sum()
     assert lit == 9 * tensorca.run(gun, generations=30).population
@@ -104,6 +106,26 @@ def test_population_plot(tmp_path):
         assert im.size[0] > 100
 
 
+def test_population_plot_leaves_pyplot_and_the_backend_alone(tmp_path):
+    pytest.importorskip("matplotlib")
+    code = (
+        "import sys, matplotlib\n"
+        "matplotlib.use('svg')\n"
+        "from tensorca.render import write_population_plot\n"
+        f"write_population_plot({str(tmp_path / 'pop.png')!r}, [1, 2, 3])\n"
+        "print('matplotlib.pyplot' in sys.modules, matplotlib.get_backend())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "svg"]
+    assert (tmp_path / "pop.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_population_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(MissingDependencyError, match="tensorca\\[render\\]"):
+        render.write_population_plot(str(tmp_path / "pop.png"), [1, 2])
+
+
 def test_render_command(tmp_path):
     src = tmp_path / "glider.rle"
     src.write_text(GLIDER)
@@ -115,3 +137,76 @@ def test_render_command(tmp_path):
         assert im.size == (28, 28)
     with pytest.raises(TensorcaError):
         run_cli([str(src), "--gens", "8"])
+
+
+def _pillow_gif(path, run, scale=4, duration=100, grid=False) -> bytes:
+    """The GIF as render wrote it before streaming: every frame in a list, then Pillow's save_all."""
+    from tensorca.render.gif import _image
+
+    colours = render.palette(max(run.n_states, 2))
+    images = [_image(c, colours, scale, grid) for c in run.cells]
+    images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0, disposal=1)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("case", ["gun", "still", "generations", "bounded"])
+def test_streamed_gif_has_the_bytes_of_pillows_save_all(tmp_path, case):
+    gun = tensorca.load(tensorca.__file__.rsplit("/", 1)[0] + "/data/patterns/gosper_gun.rle")
+    soup = (np.random.default_rng(3).random((20, 30)) < 0.35).astype(np.uint8)
+    pattern, rule, gens, every = {
+        "gun": (gun, None, 40, 3),
+        "still": (loads("x = 2, y = 2, rule = B3/S23\n2o$2o!"), None, 5, 1),  # one distinct frame
+        "generations": (soup, "345/2/4", 15, 1),
+        "bounded": (gun, "B3/S23:T40,30", 20, 1),
+    }[case]
+    streamed = tmp_path / "streamed.gif"
+    render.gif(str(streamed), pattern, gens, rule=rule, every=every, scale=2, duration=30, grid=case == "gun")
+    held = render.frames(pattern, rule, gens, every)
+    assert streamed.read_bytes() == _pillow_gif(tmp_path / "held.gif", held, 2, 30, case == "gun")
+
+
+def test_frames_equal_a_run_one_generation_at_a_time():
+    glider = loads(GLIDER)
+    held = render.frames(glider, gens=12, every=3)
+    state = glider
+    for k, gen in enumerate(held.generations):
+        state = tensorca.run(state, generations=gen - (held.generations[k - 1] if k else 0), backend="numpy")
+        box = state.bounding_box()
+        x0, y0 = -1, -1  # the viewport starts one cell above and left of the glider's path
+        frame = held.cells[k]
+        x, y, w, h = box
+        assert frame.sum() == 5 and frame[y - y0 : y - y0 + h, x - x0 : x - x0 + w].sum() == 5
+
+
+def test_long_renders_hold_one_frame_not_the_run(tmp_path):
+    """A glider's 800 generations: the frames together are ~16 MiB, the streamed GIF stays far below."""
+    import tracemalloc
+
+    glider = loads(GLIDER)
+    stream = render.frame_stream(glider, gens=800)
+    height, width = stream.shape
+    all_frames = len(stream) * height * width
+    assert all_frames > 15 * 2**20
+    tracemalloc.start()
+    try:
+        render.write_gif(str(tmp_path / "long.gif"), stream, scale=1)
+        _, streamed_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert streamed_peak < all_frames / 8
+    with Image.open(tmp_path / "long.gif") as im:
+        assert im.size == (width, height) and im.n_frames == 801
+
+
+def test_a_rule_suffix_sets_the_render_topology():
+    glider = loads(GLIDER)
+    run = render.frames(glider, "B3/S23:T8,6", gens=40, every=10)
+    assert run.shape == (6, 8)  # the torus, not the unbounded plane's growing box
+    assert run.populations == [5] * 41  # the glider wraps round and lives
+    wrapped = tensorca.run(glider, "B3/S23:T8,6", 40, backend="numpy")
+    assert np.array_equal(run.cells[-1], wrapped.cells)
+    grid = np.zeros((6, 8), np.uint8)
+    grid[:3, :3] = glider.cells
+    on_plane = render.frames(grid, "B3/S23:P8,6", gens=40)
+    assert np.array_equal(on_plane.cells[-1], tensorca.run(grid, "B3/S23:P8,6", 40, backend="numpy"))
+    assert on_plane.populations[-1] == 4  # the glider ends as a block in the plane's corner, not wrapped

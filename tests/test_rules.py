@@ -26,7 +26,8 @@ from tensorca.rules.wolfram import wolfram_table
 
 from .conftest import check_rule_error
 
-GOLDEN = [json.loads(line) for line in (Path(__file__).parent / "data" / "golden_cases.jsonl").read_text().splitlines() if line.strip()]
+GOLDEN = [json.loads(line)
+          for line in (Path(__file__).parent / "data" / "golden_cases.jsonl").read_text().splitlines() if line.strip()]
 
 
 def idx(*cells: str) -> int:
@@ -58,7 +59,8 @@ def test_golden_rules_round_trip(case):
         ("B2nic/S", "B2cin/S"), ("B2ceikn/S", "B2-a/S"), ("B2aceikn3/S", "B23/S"),
         ("B4-qjrtwz/S", "B4aceikny/S"), ("B2cekin/S12", "B2-a/S12"), ("B3/2a34", "B3/S2a34"),
         ("B3/S2-i34q", "B3/S2-i34q"), ("B2-aceikn3/S", "B3/S"), ("B4aceijk/S", "B4aceijk/S"),
-        ("B4aceijkn/S", "B4aceijkn/S"), ("B4nqkjieca/S", "B4-rtwyz/S"), ("B3aceik/S", "B3aceik/S"), ("B3aceikn/S", "B3-jqry/S"), ("B3aceiknj/S", "B3-qry/S"),
+        ("B4aceijkn/S", "B4aceijkn/S"), ("B4nqkjieca/S", "B4-rtwyz/S"), ("B3aceik/S", "B3aceik/S"),
+        ("B3aceikn/S", "B3-jqry/S"), ("B3aceiknj/S", "B3-qry/S"),
         ("B2_S12a", "B2/S12a"),
         ("W30", "W30"), ("w110", "W110"), ("W0", "W0"),
     ],
@@ -398,7 +400,8 @@ def _step(grid: np.ndarray, rule: TableRule) -> np.ndarray:
     return nxt.astype(np.uint8)
 
 
-TORUS_TABLE_CASES = [c for c in GOLDEN if c["topology"] == "torus" and c["algo"] != "Larger than Life" and c["generations"] <= 200]
+TORUS_TABLE_CASES = [c for c in GOLDEN
+                     if c["topology"] == "torus" and c["algo"] != "Larger than Life" and c["generations"] <= 200]
 
 
 @pytest.mark.parametrize("case", TORUS_TABLE_CASES, ids=[c["name"] for c in TORUS_TABLE_CASES])

@@ -19,7 +19,7 @@ from tensorca.engines import get_engine
 from tensorca.engines.numpy_reference import neighbourhood_count
 from tensorca.errors import RuleError
 from tensorca.rules import LargerThanLifeRule, neighbourhood_mask, parse_rule
-from tensorca.rules.ltl import (
+from tensorca.rules.neighbourhoods import (
     SUPPORTED,
     UNSUPPORTED,
     custom_digits,
@@ -76,7 +76,7 @@ def golly_max_neighbors(letter: str, r: int) -> int:
 
 def offsets_of(mask: np.ndarray) -> set[tuple[int, int]]:
     r = mask.shape[0] // 2
-    return {(int(x) - r, int(y) - r) for y, x in zip(*np.nonzero(mask))}
+    return {(int(x) - r, int(y) - r) for y, x in zip(*np.nonzero(mask), strict=True)}
 
 
 @pytest.mark.parametrize("r", [1, 2, 3, 4, 5, 8])
@@ -280,7 +280,8 @@ PARITY_RULES = [
     "R2,C3,S1-3,B2,NA",
     "R2,C0,S0-2,B3,ND",
     "R2,C0,S1-3,B2-3,N@891891",
-    "R3,C0,S1-4,B2-3,N@" + custom_neighbourhood(neighbourhood_mask("3", 3, False) | neighbourhood_mask("#", 3, False))[1:],
+    "R3,C0,S1-4,B2-3,N@"
+    + custom_neighbourhood(neighbourhood_mask("3", 3, False) | neighbourhood_mask("#", 3, False))[1:],
 ]
 
 

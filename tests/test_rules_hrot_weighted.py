@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 
 from tensorca.engines import get_engine
-from tensorca.engines.numpy_reference import ltl_count
+from tensorca.engines.numpy_reference import perceive
 from tensorca.errors import RuleError
 from tensorca.rules import LargerThanLifeRule, neighbourhood_mask, parse_rule
-from tensorca.rules.ltl import neighbourhood_size, neighbourhood_weights, weight_levels
+from tensorca.rules.neighbourhoods import neighbourhood_size, neighbourhood_weights, weight_levels
 from tensorca.topology import Topology
-from tensorca.unbounded import births_from_nothing
 
 from .conftest import check_rule_error
 
@@ -230,7 +229,7 @@ def test_weighted_counts_match_the_definition(r, kind):
             cells = rng.integers(0, rule.n_states, (2,) + shape).astype(np.uint8)
             topology = Topology(kind, shape[1], shape[0])
             want = brute_count(cells, rule.neighbourhood_weights(), rule.state_weights(), kind)
-            np.testing.assert_array_equal(ltl_count(cells, rule, topology), want, err_msg=f"{text} {shape}")
+            np.testing.assert_array_equal(perceive(cells, rule.compile(), topology), want, err_msg=f"{text} {shape}")
 
 
 def test_negative_counts_never_birth_nor_survive():
@@ -239,7 +238,7 @@ def test_negative_counts_never_birth_nor_survive():
     cells = np.zeros((1, 6, 6), dtype=np.uint8)
     cells[0, 1:4, 1:4] = 1
     got = get_engine("numpy").advance(cells, rule, Topology("torus", 6, 6), 1)[0]
-    count = ltl_count(cells, rule, Topology("torus", 6, 6))[0]
+    count = perceive(cells, rule.compile(), Topology("torus", 6, 6))[0]
     np.testing.assert_array_equal(got, (count == 0).astype(np.uint8))
     assert got[2, 2] == 0 and got[0, 5] == 1
 
@@ -247,8 +246,8 @@ def test_negative_counts_never_birth_nor_survive():
 def test_state_weight_of_the_dead_state():
     # a dead window counts sw[0] * sum(weights): here 1 * 19 = 19, so B19 is a birth from nothing
     rule = parse_rule("R1,C0,S1,B19,NW123401323,11")
-    assert rule.empty_count() == 19 and births_from_nothing(rule)
-    assert not births_from_nothing(parse_rule("R1,C0,S1,B19,NW123401323,01"))
+    assert rule.empty_count() == 19 and rule.births_from_nothing()
+    assert not parse_rule("R1,C0,S1,B19,NW123401323,01").births_from_nothing()
     plane = get_engine("numpy").advance(np.zeros((1, 5, 5), np.uint8), rule, Topology("plane", 5, 5), 1)
     assert plane[0].all()  # off-plane cells are dead and weigh sw[0] too
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
+import math
 
 import numpy as np
 import pytest
 
 import tensorca
-from tensorca import cli_soup
+from tensorca import costmodel
 from tensorca.analysis import census
-from tensorca.errors import RuleError
-from tensorca.search.soups import pick_engine, soup_search
+from tensorca.cli import main
+from tensorca.errors import EngineError, RuleError, UsageError
+from tensorca.search.soups import CHUNK, FIRST_PLANE, TYPICAL_LIFETIME, SearchInterrupted, pick_engine, soup_search
+from tensorca.topology import Topology
 
 PATTERNS = tensorca.__file__.rsplit("/", 1)[0] + "/data/patterns"
 
@@ -42,7 +44,7 @@ def test_soups_match_the_census_of_each_soup_run_alone():
     grids = (rng.random((4, 16, 16)) < 0.5).astype(np.uint8)
     result = soup_search(0, grids=grids)
     assert result.unstable == 0
-    engine, _ = pick_engine(tensorca.parse_rule("B3/S23"))
+    engine, _ = pick_engine(tensorca.parse_rule("B3/S23"), count=len(grids))
     expected: dict[str, int] = {}
     for g in grids:
         final = tensorca.run(tensorca.Pattern(g), generations=2500, backend=engine.name)
@@ -52,7 +54,7 @@ def test_soups_match_the_census_of_each_soup_run_alone():
 
 
 def test_b3s23_census_order_block_blinker_beehive():
-    if pick_engine(tensorca.parse_rule("B3/S23"))[0].name == "numpy":
+    if pick_engine(tensorca.parse_rule("B3/S23"), count=400)[0].name == "numpy":
         pytest.skip("400 soups need a fast engine (bitpack-cpu needs Numba)")
     result = soup_search(400, seed=11)
     top = list(result.counts)[:3]
@@ -67,14 +69,50 @@ def test_other_two_state_rules_and_refusals():
     assert result.rule == "B36/S23" and result.objects > 0
     with pytest.raises(RuleError):
         soup_search(5, "345/2/4")
-    engine, _ = pick_engine(tensorca.parse_rule("B3/S23"))
-    assert engine.name in ("bitpack-gpu", "bitpack-cpu", "torch", "numpy")
+    for bad in ({"count": -1}, {"count": 1, "density": 1.5}, {"count": 1, "max_gens": 0}):
+        with pytest.raises(UsageError):
+            soup_search(**bad)
+
+
+@pytest.mark.parametrize("count, batch", [(1, 256), (30, 256), (5000, 64)])
+def test_auto_soup_engine_is_the_cost_models_choice_for_the_search(count, batch):
+    rule = tensorca.parse_rule("B3/S23")
+    engine, device = pick_engine(rule, count=count, batch=batch)
+    planes = min(count, batch)
+    generations = max(CHUNK, math.ceil(count * TYPICAL_LIFETIME / planes))
+    choice = costmodel.choose(rule, Topology.plane(FIRST_PLANE, FIRST_PLANE), planes, (FIRST_PLANE, FIRST_PLANE),
+                              generations, calls=math.ceil(generations / CHUNK))
+    assert (engine.name, device) == (choice.engine, choice.device)
+
+
+def test_named_soup_engine_is_used_or_refused():
+    engine, device = pick_engine(tensorca.parse_rule("B3/S23"), "numpy")
+    assert (engine.name, device) == ("numpy", "cpu")
+    with pytest.raises(EngineError):
+        pick_engine(tensorca.parse_rule("B3/S23"), "no-such-engine")
+
+
+def test_interrupted_search_keeps_the_census_of_finished_soups():
+    def progress(done, count):
+        if done >= 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(SearchInterrupted) as caught:
+        soup_search(200, seed=5, batch=8, backend="numpy", progress=progress)
+    partial = caught.value.result
+    assert isinstance(caught.value, KeyboardInterrupt) and partial.interrupted
+    assert 20 <= partial.soups < 200 and partial.objects > 0 and partial.generations > 0
+    assert partial.engine == "numpy" and partial.rule == "B3/S23"
 
 
 def test_soup_command_prints_census_and_rate(capsys):
-    parser = argparse.ArgumentParser(prog="tensorca")
-    cli_soup.add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["soup", "--count", "30", "--seed", "3", "--no-progress"])
-    assert args.func(args) == 0
+    assert main(["soup", "--count", "30", "--seed", "3", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "xs4_33" in text and "block" in text and "soups/s" in text
+
+
+def test_a_search_without_seed_reports_the_seed_it_drew():
+    first = soup_search(6, seed=None, backend="numpy", max_gens=2000)
+    assert isinstance(first.seed, int) and 0 <= first.seed < 2**32
+    again = soup_search(6, seed=first.seed, backend="numpy", max_gens=2000)
+    assert again.seed == first.seed and again.counts == first.counts

@@ -70,7 +70,7 @@ def test_suffix_and_shape():
     assert t.suffix() == ":T100,75" and t.shape == (75, 100) and t.bounded
     assert Topology.unbounded().suffix() == "" and not Topology.unbounded().bounded
     with pytest.raises(TopologyError, match="no fixed shape"):
-        Topology.unbounded().shape
+        _ = Topology.unbounded().shape
 
 
 @pytest.mark.parametrize(

@@ -213,7 +213,8 @@ def test_padding_is_a_consistent_gluing(suffix):
                 (qy,), (qx,), _ = fold(topology, np.array([y + dy]), np.array([x + dx]))
                 if (y, x) in corners and topology.kind in ("sphere", "cross"):
                     continue  # cone points: Golly's corners see themselves
-                back = [fold(topology, np.array([qy + ey]), np.array([qx + ex])) for ey, ex in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+                back = [fold(topology, np.array([qy + ey]), np.array([qx + ex]))
+                        for ey, ex in ((-1, 0), (1, 0), (0, -1), (0, 1))]
                 assert (y, x) in [(int(b[0][0]), int(b[1][0])) for b in back], (suffix, (y, x), (qy, qx))
 
 
@@ -257,7 +258,7 @@ def test_crossing_the_top_of_a_sphere_comes_in_through_the_left():
     plane = engine.advance(plane_start, rule, Topology.plane(n, n + lift), 24)
     assert plane[0, lift:].sum() == 0  # wholly above the top edge
     want = np.zeros((n, n), dtype=np.uint8)
-    for yp, x in zip(*np.nonzero(plane[0])):
+    for yp, x in zip(*np.nonzero(plane[0]), strict=True):
         y = yp - lift  # y < 0: above the top edge
         want[x, -1 - y] = 1  # a quarter turn about the top-left corner
     assert np.array_equal(sphere[0], want)

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+from tensorca.cli import main
+from tensorca.engines import get_engine, registry
+from tensorca.engines.base import Engine
+from tensorca.errors import EngineError, MissingDependencyError, UsageError
+from tensorca.verify import CONTROL_GRIDS, FAMILIES, TOPOLOGIES, ZeroPaddedTorusControl, verify
 
-from tensorca.cli import main  # noqa: E402
-from tensorca.engines import get_engine, registry  # noqa: E402
-from tensorca.engines.base import Engine  # noqa: E402
-from tensorca.errors import EngineError  # noqa: E402
-from tensorca.verify import FAMILIES, TOPOLOGIES, ZeroPaddedTorusControl, verify  # noqa: E402
+# ``tensorca.verify`` is also the name of the function the package exports.
+verify_module = importlib.import_module("tensorca.verify")
+
+
+def needs_torch() -> None:
+    pytest.importorskip("torch")
 
 
 class FlipOneCell(Engine):
@@ -41,6 +47,7 @@ class Crashes(FlipOneCell):
 
 
 def test_torch_engine_passes_every_family_and_topology():
+    needs_torch()
     report = verify(["torch"], ["cpu"], grids=4, generations=5)
     real = [r for r in report.rows if not r.control]
     assert {(r.family, r.topology) for r in real} == {(f, t) for f in FAMILIES for t in TOPOLOGIES}
@@ -50,7 +57,7 @@ def test_torch_engine_passes_every_family_and_topology():
 
 def test_negative_control_is_caught():
     """Zero padding on a torus must be seen, or the whole check would be worthless."""
-    report = verify(["torch"], ["cpu"], grids=6, generations=4, families=["life-like", "larger-than-life"])
+    report = verify(["numpy"], ["cpu"], grids=6, generations=4, families=["life-like", "larger-than-life"])
     controls = [r for r in report.rows if r.control]
     assert {r.family for r in controls} == {"life-like", "larger-than-life"}
     for row in controls:
@@ -65,19 +72,23 @@ def test_negative_control_is_caught():
     assert report.ok
 
 
-def test_control_engine_really_is_wrong_on_a_torus_and_right_on_a_plane():
+@pytest.mark.parametrize("base", [None, "torch"])
+def test_control_engine_really_is_wrong_on_a_torus_and_right_on_a_plane(base):
+    from tensorca.arrays import to_engine
     from tensorca.rules import parse_rule
     from tensorca.topology import Topology
-    import torch
 
-    control, rule = ZeroPaddedTorusControl(), parse_rule("B3/S23")
-    cells = torch.zeros((1, 6, 6), dtype=torch.uint8)
+    if base is not None:
+        needs_torch()
+    control = ZeroPaddedTorusControl(None if base is None else get_engine(base))
+    rule, reference = parse_rule("B3/S23"), get_engine("numpy")
+    cells = np.zeros((1, 6, 6), dtype=np.uint8)
     cells[0, 0, 2:5] = 1  # a blinker across the top edge
-    on_torus = control.advance(cells, rule, Topology.torus(6, 6), 1)
-    want = get_engine("numpy").advance(cells.numpy(), rule, Topology.torus(6, 6), 1)
-    assert not np.array_equal(on_torus.numpy(), want)
-    np.testing.assert_array_equal(control.advance(cells, rule, Topology.plane(6, 6), 1).numpy(),
-                                  get_engine("numpy").advance(cells.numpy(), rule, Topology.plane(6, 6), 1))
+    on_engine = to_engine(cells, control.array_module, "cpu")
+    on_torus = verify_module.to_numpy(control.advance(on_engine, rule, Topology.torus(6, 6), 1))
+    assert not np.array_equal(on_torus, reference.advance(cells, rule, Topology.torus(6, 6), 1))
+    np.testing.assert_array_equal(verify_module.to_numpy(control.advance(on_engine, rule, Topology.plane(6, 6), 1)),
+                                  reference.advance(cells, rule, Topology.plane(6, 6), 1))
 
 
 def test_a_wrong_engine_is_reported_with_generation_and_cell():
@@ -98,7 +109,9 @@ def test_a_crashing_engine_fails_its_rows():
 
 
 def test_unsupported_families_are_skipped_not_failed():
-    report = verify(["dense-conv"], ["cpu"], grids=2, generations=2, families=["life-like", "generations"], control=False)
+    needs_torch()
+    report = verify(["dense-conv"], ["cpu"], grids=2, generations=2, families=["life-like", "generations"],
+                    control=False)
     by_family = {(r.family, r.topology): r for r in report.rows}
     assert by_family[("life-like", "torus")].identical == 2
     assert by_family[("generations", "plane")].skipped is not None
@@ -107,16 +120,49 @@ def test_unsupported_families_are_skipped_not_failed():
 
 def test_unknown_device_is_an_error():
     with pytest.raises(EngineError, match="no engine runs on"):
-        verify(["torch"], ["no-such-device"], grids=1, generations=1)
+        verify(["numpy"], ["no-such-device"], grids=1, generations=1)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"grids": 0}, "at least one grid"), ({"generations": 0}, "at least one grid and one generation"),
+    ({"families": ["nope"]}, "unknown family 'nope'"), ({"topologies": ["donut"]}, "unknown topology 'donut'"),
+])
+def test_bad_arguments_are_usage_errors(kwargs, match):
+    with pytest.raises(UsageError, match=match):
+        verify(["numpy"], **kwargs)
+
+
+def test_one_grid_still_runs_the_control_on_enough_grids():
+    report = verify(["numpy"], grids=1, generations=1, families=["life-like", "larger-than-life"], topologies=["torus"])
+    controls = [r for r in report.rows if r.control]
+    assert len(controls) == 2 and all(r.grids == CONTROL_GRIDS and r.passed for r in controls)
+    assert all(r.grids == 1 for r in report.rows if not r.control)
+    assert report.ok
+
+
+def test_only_the_reference_installed_says_which_extras_add_engines(monkeypatch):
+    real = registry.installed
+    hidden = ("numba", "torch", "triton")
+    monkeypatch.setattr(registry, "installed", lambda module: module not in hidden and real(module))
+    monkeypatch.setattr(verify_module, "available_engines", lambda: [get_engine("numpy")])
+    with pytest.raises(MissingDependencyError, match="only the NumPy reference engine is installed") as caught:
+        verify()
+    text = str(caught.value)
+    assert "pip install 'tensorca[fast]' (bitpack-cpu)" in text
+    assert "pip install 'tensorca[torch]' (torch, dense-conv)" in text
+    assert caught.value.install == "pip install 'tensorca[fast]'" and caught.value.package == "numba"
 
 
 def test_cli_verify_exit_status(capsys):
-    assert main(["verify", "--engines", "torch,dense-conv", "--grids", "5", "--gens", "3", "--family", "life-like,map"]) == 0
+    needs_torch()
+    args = ["verify", "--engines", "torch,dense-conv", "--grids", "5", "--gens", "3", "--family", "life-like,map"]
+    assert main(args) == 0
     text = capsys.readouterr().out
     assert "dense-conv" in text and "control:zero-pad" in text and "caught" in text
     registry.register(FlipOneCell())
     try:
-        assert main(["verify", "--engines", "flip-one-cell", "--grids", "2", "--gens", "2", "--family", "life-like"]) == 1
+        args = ["verify", "--engines", "flip-one-cell", "--grids", "2", "--gens", "2", "--family", "life-like"]
+        assert main(args) == 1
         assert "gen 1 grid 1 (y=1, x=2)" in capsys.readouterr().out
     finally:
-        registry._ENGINES.pop("flip-one-cell", None)
+        registry.unregister("flip-one-cell")

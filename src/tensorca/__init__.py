@@ -10,28 +10,31 @@ Public API::
     history = tensorca.elementary(30, row, 64)         # 1-D Wolfram rules, all 256
 
 Frameworks other than NumPy (PyTorch, Numba, Triton) are imported only when an engine that
-needs them is chosen.
+needs them is chosen. A new engine is one call: ``tensorca.register_lazy(tensorca.EngineInfo(...))``.
 """
 
 from .elementary import elementary
-from .engines import engine_names, get_engine
+from .engines import EngineCost, EngineInfo, engine_names, get_engine, register, register_lazy
 from .errors import (
     CheckpointError,
     EngineError,
     GridError,
     MemoryBudgetError,
+    MissingDependencyError,
     PatternError,
     RuleError,
     TensorcaError,
     TopologyError,
+    UsageError,
 )
 from .io import dumps, load, loads, save
 from .pattern import Pattern
+from .random_grids import random_soup
 from .rules import parse_rule, parse_spec
 from .simulate import Population, explain, resume, run
-from .random_grids import random_soup
 from .topology import Topology, parse_topology
 from .verify import verify
+from .view import show
 
 __version__ = "0.1.0"
 
@@ -45,22 +48,25 @@ def bench(*args, **kwargs):
 
 __all__ = [
     "CheckpointError",
-    "MemoryBudgetError",
-    "Population",
-    "bench",
-    "explain",
-    "resume",
+    "EngineCost",
     "EngineError",
+    "EngineInfo",
     "GridError",
+    "MemoryBudgetError",
+    "MissingDependencyError",
     "Pattern",
     "PatternError",
+    "Population",
     "RuleError",
     "TensorcaError",
     "Topology",
     "TopologyError",
+    "UsageError",
+    "bench",
     "dumps",
     "elementary",
     "engine_names",
+    "explain",
     "get_engine",
     "load",
     "loads",
@@ -68,7 +74,11 @@ __all__ = [
     "parse_spec",
     "parse_topology",
     "random_soup",
+    "register",
+    "register_lazy",
+    "resume",
     "run",
     "save",
+    "show",
     "verify",
 ]

@@ -5,11 +5,15 @@ torch is imported only when a tensor is given or a torch engine is chosen.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
-from .errors import EngineError, GridError
+from .errors import EngineError, GridError, MissingDependencyError, UsageError
+
+#: The command that adds PyTorch.
+TORCH_INSTALL = "pip install 'tensorca[torch]'"
 
 
 def is_tensor(x: Any) -> bool:
@@ -45,23 +49,46 @@ def as_uint8_tensor(tensor: Any) -> Any:
     return tensor.to(torch.uint8)
 
 
-def check_device(device: str) -> None:
-    """Raise :class:`EngineError` unless torch can use ``device`` here (e.g. ``"cuda"`` without a GPU)."""
-    import torch
+#: Device kinds a torch engine can run on here; ``meta`` holds no data and others have no engine.
+DEVICE_KINDS = ("cpu", "cuda", "mps")
+_DEVICE = re.compile(r"(cpu|cuda|mps)(?::(\d+))?")
 
+
+def device_kind(device: Any) -> str:
+    """``"cpu"``, ``"cuda"`` or ``"mps"`` from a device string or ``torch.device``; :class:`UsageError` otherwise."""
+    text = str(device) if type(device).__module__.startswith("torch") else device
+    match = _DEVICE.fullmatch(text.strip().lower()) if isinstance(text, str) else None
+    if match is None:
+        raise UsageError(f"unknown device {device!r}: expected 'cpu', 'cuda', 'cuda:N' or 'mps'")
+    return match.group(1)
+
+
+def check_device(device: Any) -> None:
+    """Raise a typed error unless ``device`` can run a torch engine here.
+
+    :class:`UsageError` for a device that is not ``cpu``/``cuda[:N]``/``mps`` (``"meta"``, typos),
+    :class:`MissingDependencyError` when a GPU device is asked for without PyTorch installed, and
+    :class:`EngineError` when torch sees no such device (``"cuda"`` with a CPU-only build).
+    """
+    kind = device_kind(device)
+    if kind == "cpu":
+        return
     try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise EngineError(f"unknown device {device!r}: {exc}") from None
-    if dev.type == "cuda":
+        import torch
+    except ImportError:
+        raise MissingDependencyError(f"device {str(device)!r} needs PyTorch, which is not installed here",
+                                     package="torch", install=TORCH_INSTALL) from None
+    dev = torch.device(str(device).strip().lower())
+    if kind == "cuda":
         if not torch.cuda.is_available():
             build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
-            raise EngineError(f"device {device!r} is not available: torch {torch.__version__} ({build}) sees no "
-                              "CUDA GPU here; use device='cpu' or install the CUDA build of torch on a GPU machine")
+            raise EngineError(f"device {str(device)!r} is not available: CUDA is not available to torch "
+                              f"{torch.__version__} ({build}) here; use device='cpu' or install the CUDA build "
+                              "of torch on a GPU machine")
         if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise EngineError(f"device {device!r} does not exist: {torch.cuda.device_count()} CUDA device(s) here")
-    elif dev.type == "mps" and not torch.backends.mps.is_available():
-        raise EngineError(f"device {device!r} is not available here")
+            raise EngineError(f"device {str(device)!r} does not exist: {torch.cuda.device_count()} CUDA device(s) here")
+    elif not torch.backends.mps.is_available():
+        raise EngineError(f"device {str(device)!r} is not available here (no Apple MPS)")
 
 
 def to_engine(cells: Any, array_module: str, device: str | None) -> Any:

@@ -11,7 +11,13 @@ A checkpoint is one NumPy ``.npz`` file (no pickle anywhere) holding two arrays:
 
 Writes go to a temporary file in the same directory, are flushed and ``fsync``-ed, then renamed
 over the target (and the directory is synced), so a crash leaves either the old checkpoint or the
-new one, never half of one. Loading uses ``allow_pickle=False``.
+new one, never half of one (the temporary name is unique, so concurrent saves never collide).
+
+Loading never unpickles and trusts nothing: the zip members' ``.npy`` headers are read first and
+the declared size is checked against the cell budget before a byte is decompressed; cell values
+are checked against 0..255 and the rule's states (never wrapped); every manifest field is
+type-checked (``generation`` a non-negative int, ...). Whatever is wrong, and however the zip,
+zlib, npy or JSON layers fail, :func:`load` raises :class:`CheckpointError` naming the file.
 """
 
 from __future__ import annotations
@@ -19,20 +25,27 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import math
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .atomic import write_bytes_atomic
-from .errors import CheckpointError
+from .errors import CheckpointError, TensorcaError
+from .io.budget import resolve_max_cells
 from .pattern import Pattern
 from .rules import parse_rule
 from .rules.base import Rule
 from .topology import Topology
 
 FORMAT = "tensorca-checkpoint/1"
+#: Largest manifest accepted (bytes of JSON).
+MAX_MANIFEST_BYTES = 1 << 24
+#: Largest magnitude of a generation, size or coordinate in a manifest.
+MAX_INT = 2**62
 
 
 @dataclasses.dataclass
@@ -53,7 +66,9 @@ def _topology_json(topology: Topology) -> dict:
     return data
 
 
-def _topology_from(data: dict) -> Topology:
+def _topology_from(data: Any) -> Topology:
+    if not isinstance(data, dict):
+        raise CheckpointError(f"manifest 'topology' must be an object, got {type(data).__name__}")
     kind = data.get("kind")
     if kind == "unbounded":
         return Topology.unbounded()
@@ -68,11 +83,18 @@ def _topology_from(data: dict) -> Topology:
         if topology.kind != kind:
             raise CheckpointError(f"checkpoint topology suffix {data['suffix']!r} is not a {kind}")
         return topology
-    if kind == "torus":
-        return Topology.torus(int(data["width"]), int(data["height"]))
-    if kind == "plane":
-        return Topology.plane(int(data["width"]), int(data["height"]))
-    raise CheckpointError(f"checkpoint names an unknown topology kind {kind!r}")
+    if kind not in ("torus", "plane"):
+        raise CheckpointError(f"checkpoint names an unknown topology kind {kind!r}")
+    width, height = (_int_field(data, key, 1, "topology ") for key in ("width", "height"))
+    return Topology.torus(width, height) if kind == "torus" else Topology.plane(width, height)
+
+
+def _int_field(data: dict, key: str, minimum: int, where: str = "") -> int:
+    """``data[key]`` as an int ``>= minimum`` (not a bool, a float or a string), else CheckpointError."""
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= MAX_INT:
+        raise CheckpointError(f"manifest {where}{key!r} must be an integer in {minimum}..2**62, got {value!r}")
+    return value
 
 
 def manifest_for(state_kind: str, rule: Rule, topology: Topology, generation: int, *, batched: bool = True,
@@ -111,33 +133,121 @@ def save(path: str | os.PathLike, cells: np.ndarray, manifest: dict) -> Path:
     return path
 
 
-def load(path: str | os.PathLike) -> Checkpoint:
-    """Read a checkpoint written by :func:`save` (no pickle); :class:`CheckpointError` if malformed."""
+def load(path: str | os.PathLike, *, max_cells: int | None = None) -> Checkpoint:
+    """Read a checkpoint written by :func:`save` (no pickle).
+
+    Every way a file can be missing, truncated, corrupt, oversized or inconsistent raises
+    :class:`CheckpointError` naming the file and the fault. The cells' declared shape is read
+    from the ``.npy`` header inside the zip and checked against ``max_cells`` (default 2**31
+    bytes of cells) before anything is decompressed.
+    """
     path = Path(path)
+    budget = resolve_max_cells(max_cells)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if "cells" not in data.files or "manifest" not in data.files:
-                raise CheckpointError(f"{path}: not a tensorca checkpoint (needs 'cells' and 'manifest')")
-            cells = np.array(data["cells"], dtype=np.uint8)
-            manifest = json.loads(bytes(np.asarray(data["manifest"], dtype=np.uint8)).decode("utf-8"))
-    except CheckpointError:
-        raise
-    except (ValueError, OSError, UnicodeDecodeError, KeyError) as exc:
-        if isinstance(exc, FileNotFoundError):
+        cells, manifest = _read_npz(path, budget)
+        return _checkpoint_from(cells, manifest)
+    except CheckpointError as exc:
+        if str(path) in str(exc):
             raise
-        raise CheckpointError(f"{path}: cannot read checkpoint ({exc})") from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: unknown checkpoint format {manifest.get('format') if isinstance(manifest, dict) else None!r}")
+        raise CheckpointError(f"{path}: {exc}") from exc
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"{path}: no such checkpoint file") from exc
+    except TensorcaError as exc:  # a rule or topology the manifest names that does not parse
+        raise CheckpointError(f"{path}: {exc}") from exc
+    except Exception as exc:  # a hostile zip/npy/JSON can raise almost anything: report, never leak
+        raise CheckpointError(f"{path}: cannot read checkpoint ({type(exc).__name__}: {exc})") from exc
+
+
+def _read_npz(path: Path, budget: int) -> tuple[np.ndarray, dict]:
+    """The ``(B, H, W)`` ``uint8`` cells and the manifest dict of the ``.npz`` at ``path``."""
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        if "cells.npy" not in names or "manifest.npy" not in names:
+            raise CheckpointError("not a tensorca checkpoint (needs 'cells' and 'manifest')")
+        blob = _read_member(archive, "manifest.npy", MAX_MANIFEST_BYTES)
+        if blob.dtype != np.uint8 or blob.ndim != 1:
+            raise CheckpointError(f"manifest must be a 1-D uint8 array, got {blob.dtype} of shape {blob.shape}")
+        manifest = json.loads(blob.tobytes().decode("utf-8"))
+        cells = _read_member(archive, "cells.npy", budget)
+    if not isinstance(manifest, dict):
+        raise CheckpointError(f"manifest must be a JSON object, got {type(manifest).__name__}")
+    if manifest.get("format") != FORMAT:
+        raise CheckpointError(f"unknown checkpoint format {manifest.get('format')!r}")
     if cells.ndim != 3:
-        raise CheckpointError(f"{path}: cells must be (B, H, W), got shape {cells.shape}")
+        raise CheckpointError(f"cells must be (B, H, W), got shape {cells.shape}")
+    return _as_states(cells), manifest
+
+
+def _read_member(archive: zipfile.ZipFile, name: str, budget: int) -> np.ndarray:
+    """One ``.npy`` member, its declared size checked against ``budget`` bytes before reading it."""
+    with archive.open(name) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        if dtype.hasobject or dtype.kind not in "uib":
+            raise CheckpointError(f"{name} holds {dtype}, not integers")
+        count = math.prod(shape)
+        nbytes = count * dtype.itemsize
+        if nbytes > budget:
+            raise CheckpointError(
+                f"{name} declares shape {tuple(shape)} of {dtype} ({nbytes} bytes), over the budget of "
+                f"{budget} bytes (pass a larger max_cells= to allow it)"
+            )
+        buffer = bytearray(nbytes)
+        view, filled = memoryview(buffer), 0
+        while filled < nbytes:
+            got = fh.readinto(view[filled:])
+            if not got:
+                raise CheckpointError(f"{name} is truncated: {filled} of {nbytes} bytes")
+            filled += got
+    return np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def _as_states(cells: np.ndarray) -> np.ndarray:
+    """``cells`` as C-contiguous ``uint8``; values outside 0..255 are refused, never wrapped."""
+    if cells.dtype != np.uint8 and cells.size:
+        low, high = int(cells.min()), int(cells.max())
+        if low < 0 or high > 255:
+            raise CheckpointError(f"cells hold states {low}..{high}, outside 0..255")
+    return np.ascontiguousarray(cells, dtype=np.uint8)
+
+
+def _checkpoint_from(cells: np.ndarray, manifest: dict) -> Checkpoint:
+    """Validate ``manifest`` against ``cells`` and build the :class:`Checkpoint`."""
+    if not isinstance(manifest.get("rule"), str):
+        raise CheckpointError(f"manifest 'rule' must be a string, got {manifest.get('rule')!r}")
     rule = parse_rule(manifest["rule"])
-    topology = _topology_from(manifest["topology"])
-    generation = int(manifest["generation"])
-    if manifest.get("kind") == "pattern":
-        origin = tuple(manifest.get("origin") or (0, 0))
-        state: Any = Pattern(cells=cells[0], rule=rule, topology=topology, origin=(int(origin[0]), int(origin[1])),
-                             generation=generation, name=manifest.get("name"),
-                             comments=list(manifest.get("comments") or []), author=manifest.get("author"))
-    else:
-        state = cells if manifest.get("batched", True) else cells[0]
+    topology = _topology_from(manifest.get("topology"))
+    generation = _int_field(manifest, "generation", 0)
+    kind, batched = manifest.get("kind", "grid"), manifest.get("batched", True)
+    if kind not in ("grid", "pattern") or not isinstance(batched, bool):
+        raise CheckpointError(f"manifest 'kind' {kind!r} / 'batched' {batched!r} are not grid/pattern and a bool")
+    if cells.size and int(cells.max()) >= rule.n_states:
+        raise CheckpointError(
+            f"cells hold state {int(cells.max())}, not a state of rule {rule.canonical()!r} ({rule.n_states} states)"
+        )
+    if (kind == "pattern" or not batched) and cells.shape[0] != 1:
+        raise CheckpointError(f"a single {kind} needs cells of shape (1, H, W), got {cells.shape}")
+    if kind == "pattern":
+        return Checkpoint(_pattern_from(cells[0], manifest, rule, topology, generation), rule, topology, generation,
+                          manifest)
+    if not topology.bounded or topology.shape != cells.shape[1:]:
+        raise CheckpointError(f"cells of shape {cells.shape} do not fit topology {topology}")
+    state = cells if batched else cells[0]
     return Checkpoint(state=state, rule=rule, topology=topology, generation=generation, manifest=manifest)
+
+
+def _pattern_from(cells: np.ndarray, manifest: dict, rule: Rule, topology: Topology, generation: int) -> Pattern:
+    origin = manifest.get("origin") or [0, 0]
+    if not isinstance(origin, list) or len(origin) != 2:
+        raise CheckpointError(f"manifest 'origin' must be [x, y], got {origin!r}")
+    x, y = (_int_field({"origin": v}, "origin", -MAX_INT) for v in origin)
+    name, author, comments = manifest.get("name"), manifest.get("author"), manifest.get("comments") or []
+    if not all(v is None or isinstance(v, str) for v in (name, author)) or not (
+        isinstance(comments, list) and all(isinstance(c, str) for c in comments)
+    ):
+        raise CheckpointError("manifest 'name', 'author' and 'comments' must be strings")
+    return Pattern(cells=cells, rule=rule, topology=topology, origin=(x, y), generation=generation, name=name,
+                   comments=list(comments), author=author)

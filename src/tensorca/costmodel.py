@@ -9,14 +9,20 @@ calls, is predicted to take::
   + G * (gen_s * family_gen + cells * cell_s * family_cell + B * H * row_s)   per generation
   + transfer (2 * cells bytes / transfer_Bps when the data and the engine are on different devices)
 
-``cells = B * H * W``. ``family_*`` are multipliers by rule class (``moore``: two-state
-outer-totalistic Moore rules; ``table``: other two-state 3x3 rules, e.g. Hensel letters;
-``generations``: 3x3 rules with decay states; ``ltl``: Larger than Life, per ``2r + 1`` mask rows
-relative to range 5). The built-in defaults were measured on the 2-core CPU that wrote this
-module (see ``docs/gpu_crossover.md``; the CUDA figures are estimates until a GPU session
-calibrates them). ``tensorca bench --calibrate`` measures this machine and saves the fitted
-values as JSON in the user cache directory (``$TENSORCA_CACHE_DIR/costmodel.json``, else
-``~/.cache/tensorca/costmodel.json``); saved values override the defaults key by key.
+``cells = B * H * W``. ``family_*`` are multipliers by rule class, read from the rule's step spec
+(``moore``: two-state outer-totalistic Moore rules; ``table``: other two-state 3x3 rules, e.g.
+Hensel letters; ``generations``: 3x3 rules with decay states; ``ltl``: Larger than Life, per
+``2r + 1`` mask rows relative to range 5).
+
+Every engine fact comes from the registry (:mod:`tensorca.engines`): which engines ``auto`` may
+use (``EngineInfo.auto``, ties broken by ``preference``), what they need installed
+(``requires``), where they run (``devices``), a cheap pre-filter on the step spec (``precheck``),
+whether a rule's kernels are compiled (``kernel_state``) and the built-in costs per device kind
+(``default_costs``; see :mod:`tensorca.engines` for where they were measured, and
+``docs/gpu_crossover.md``). ``tensorca bench --calibrate`` measures this machine and saves the
+fitted values as JSON in the user cache directory (``$TENSORCA_CACHE_DIR/costmodel.json``, else
+``~/.cache/tensorca/costmodel.json``) under ``"engine@device"`` keys; saved values override the
+defaults key by key. This module names no engine.
 
 Deciding is cheap: no benchmarking at call time, and no framework is imported to rank the
 candidates (``importlib.util.find_spec`` tells whether one is installed). The engine finally
@@ -28,93 +34,41 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 import json
 import math
 import os
 import sys
-from functools import lru_cache
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
-from .rules.base import LargerThanLifeRule, Rule, TableRule
+from .engines.info import EngineCost, EngineInfo
+from .engines.registry import devices_here, engine_info, engine_infos, get_engine, missing
+from .errors import EngineError, MissingDependencyError
+from .rules.base import Rule
 from .topology import Topology
+from .unbounded import CHUNK as UNBOUNDED_CHUNK
 
 COSTMODEL_VERSION = 1
 
-#: Generations per engine call on the unbounded plane (mirrors ``unbounded.CHUNK``).
-UNBOUNDED_CHUNK = 64
+__all__ = ["UNBOUNDED_CHUNK", "Choice", "EngineCost", "PerformanceWarning", "Prediction", "choose", "costs",
+           "default_costs", "kernel_state", "may_run", "predict", "rank", "rule_class", "save_calibration"]
 
 
-@dataclasses.dataclass(frozen=True)
-class EngineCost:
-    """Cost parameters of one engine on one device (seconds, bytes/s)."""
-
-    call_s: float = 20e-6
-    call_cell_s: float = 0.0
-    gen_s: float = 30e-6
-    cell_s: float = 2.5e-9
-    row_s: float = 0.0  # per grid row per generation (bit-packed kernels: row setup, edge words)
-    compile_s: float = 0.0
-    load_s: float = 0.0  # kernels compiled before (disk cache) but not yet loaded in this process
-    import_s: float = 0.0
-    transfer_Bps: float = 0.0  # 0: the engine runs on the host
-    family_gen: dict = dataclasses.field(default_factory=dict)
-    family_cell: dict = dataclasses.field(default_factory=dict)
-
-    def gen_factor(self, family: str) -> float:
-        return float(self.family_gen.get(family, 1.0))
-
-    def cell_factor(self, family: str) -> float:
-        return float(self.family_cell.get(family, 1.0))
+class PerformanceWarning(UserWarning):
+    """``auto`` ran a job on a slow engine because a much faster one is not installed here."""
 
 
-#: Built-in defaults: ``"engine@device"`` -> parameters. Measured on a 2-core AMD EPYC (Zen 5)
-#: with NumPy 2.4, torch 2.13 CPU, Numba 0.68 (2026-11-30); CUDA entries are estimates for a
-#: recent data-centre GPU (H100/H200 class) until ``tensorca bench --calibrate`` runs there.
-DEFAULTS: dict[str, EngineCost] = {
-    "numpy@cpu": EngineCost(
-        call_s=10e-6, gen_s=30e-6, cell_s=2.5e-9,
-        family_gen={"table": 1.0, "generations": 1.3, "ltl": 2.0},
-        family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4},
-    ),
-    "torch@cpu": EngineCost(
-        call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
-        family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
-        family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5},
-    ),
-    "dense-conv@cpu": EngineCost(
-        call_s=40e-6, gen_s=25e-6, cell_s=25e-9, import_s=0.9,
-    ),
-    "bitpack-cpu@cpu": EngineCost(
-        call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9, compile_s=6.0, load_s=0.25, import_s=0.3,
-    ),
-    "torch@cuda": EngineCost(
-        call_s=40e-6, gen_s=60e-6, cell_s=2e-12, import_s=1.5, transfer_Bps=12e9,
-        family_gen={"table": 1.2, "generations": 1.5, "ltl": 2.0},
-        family_cell={"table": 1.5, "generations": 2.0, "ltl": 3.0},
-    ),
-    "dense-conv@cuda": EngineCost(
-        call_s=100e-6, gen_s=80e-6, cell_s=20e-12, import_s=1.5, transfer_Bps=12e9,
-    ),
-    "bitpack-gpu@cuda": EngineCost(
-        call_s=60e-6, call_cell_s=5e-12, gen_s=6e-6, cell_s=0.1e-12, compile_s=3.0, import_s=2.0,
-        transfer_Bps=12e9,
-    ),
-}
-
-#: Engines ``auto`` considers, in order of preference when predictions tie.
-AUTO_ENGINES = ("bitpack-gpu", "bitpack-cpu", "torch", "numpy", "dense-conv")
-#: What each engine needs installed (checked with ``find_spec``, nothing imported).
-REQUIRES = {
-    "numpy": (),
-    "torch": ("torch",),
-    "dense-conv": ("torch",),
-    "bitpack-cpu": ("numba",),
-    "bitpack-gpu": ("torch", "triton"),
-}
-#: The module whose presence in ``sys.modules`` means the import cost is already paid.
-IMPORTS = {"torch": "torch", "dense-conv": "torch", "bitpack-cpu": "numba", "bitpack-gpu": "triton"}
+def default_costs(key: str) -> EngineCost:
+    """The registry's built-in parameters for ``"engine@device"`` (the engine's CPU values when it
+    has none for that device; plain :class:`EngineCost` defaults for an engine without any)."""
+    name, _, device = key.partition("@")
+    try:
+        table = engine_info(name).default_costs
+    except EngineError:
+        return EngineCost()
+    return table.get(device) or table.get("cpu") or EngineCost()
 
 
 # -- calibration file -------------------------------------------------------------------------
@@ -132,7 +86,7 @@ def calibration_path() -> Path:
     return cache_dir() / "costmodel.json"
 
 
-@lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)
 def _load_calibration(path: str, mtime: float) -> dict[str, dict]:
     try:
         with open(path) as fh:
@@ -157,7 +111,7 @@ def calibrated() -> dict[str, dict]:
 
 def costs(key: str) -> EngineCost:
     """Parameters for ``"engine@device"``: the defaults, overridden by calibrated values."""
-    base = DEFAULTS.get(key) or DEFAULTS.get(key.split("@")[0] + "@cpu") or EngineCost()
+    base = default_costs(key)
     saved = calibrated().get(key)
     if not saved:
         return base
@@ -177,135 +131,61 @@ def save_calibration(values: dict[str, dict], meta: dict | None = None) -> Path:
     """Write fitted ``{"engine@device": {field: value}}`` atomically to :func:`calibration_path`."""
     path = calibration_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w") as fh:
-        json.dump({"version": COSTMODEL_VERSION, "meta": meta or {}, "engines": values}, fh, indent=1, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    # A unique temporary name: two processes calibrating at once never write one file.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"version": COSTMODEL_VERSION, "meta": meta or {}, "engines": values}, fh, indent=1,
+                      sort_keys=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     _load_calibration.cache_clear()
     return path
 
 
-# -- rule classes and availability ------------------------------------------------------------
+# -- rule classes, kernels, candidates -------------------------------------------------------
 
 
 def rule_class(rule: Rule) -> tuple[str, float]:
-    """``(family key, scale)``: ``moore``, ``table``, ``generations`` or ``ltl`` (scale = mask rows / 11,
-    times the mask counts a weighted neighbourhood needs)."""
-    if isinstance(rule, LargerThanLifeRule):
-        passes = 1
-        if rule.is_weighted:  # one mask count per distinct weight and weighted state
-            weights = rule.neighbourhood_weights()
-            sw = rule.state_weights()
-            states = 1 if sw is None else max(1, sum(1 for w in sw[1:] if w != sw[0]))
-            passes = len({int(w) for w in weights.flat if w}) * states
-        return "ltl", passes * (2 * rule.radius + 1) / 11.0
-    if isinstance(rule, TableRule):
-        if rule.n_states > 2:
+    """``(family key, scale)`` of ``rule``'s step spec: ``moore`` (two-state B/S on the Moore
+    neighbourhood), ``table`` (other two-state 3x3 tables), ``generations`` (3x3 with decay) or
+    ``ltl`` (counts over a range-r window; scale = mask rows / 11, times the mask counts a weighted
+    neighbourhood needs: one per distinct weight and weighted state); ``other`` for new kinds."""
+    spec = rule.compile()
+    perceive = spec.perceive
+    if perceive.kind == "index3x3":
+        if spec.decay:
             return "generations", 1.0
-        return ("moore" if rule.is_outer_totalistic_moore else "table"), 1.0
+        moore = spec.update.kind == "table" and spec.update.outer_totalistic_moore
+        return ("moore" if moore else "table"), 1.0
+    if perceive.kind == "mask_count":
+        return "ltl", (2 * perceive.radius + 1) / 11.0
+    if perceive.kind == "weighted_count":
+        sw = perceive.state_weights
+        states = 1 if sw is None else max(1, sum(1 for w in sw[1:] if w != sw[0]))
+        passes = len({int(w) for w in perceive.weights.flat if w}) * states
+        return "ltl", passes * (2 * perceive.radius + 1) / 11.0
     return "other", 1.0
-
-
-def installed(module: str) -> bool:
-    """True when ``module`` can be imported here (checked without importing it)."""
-    return module in sys.modules or _findable(module)
-
-
-@functools.lru_cache(maxsize=None)
-def _findable(module: str) -> bool:
-    # find_spec walks sys.path: once per process, not on every run() call.
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-@lru_cache(maxsize=1)
-def _gpu_device_files() -> bool:
-    return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version", "/dev/kfd"))
-
-
-def cuda_available() -> bool:
-    """True when torch sees a CUDA device. Imports torch only where a GPU driver is present."""
-    if "torch" not in sys.modules and not (_gpu_device_files() and installed("torch")):
-        return False
-    try:
-        import torch
-
-        return bool(torch.cuda.is_available())
-    except Exception:  # pragma: no cover - broken CUDA installs
-        return False
-
-
-def _maybe_supports(name: str, rule: Rule, topology: Topology) -> bool:
-    """A cheap pre-filter (no framework import); the engine's own ``supports`` decides at the end."""
-    if not topology.bounded:
-        return False
-    if name in ("bitpack-cpu", "bitpack-gpu", "dense-conv"):
-        from .engines.bitpack_circuit import why_not_bitpack
-
-        return why_not_bitpack(rule, topology) is None
-    return isinstance(rule, (TableRule, LargerThanLifeRule))
-
-
-def engine_devices(name: str) -> list[str]:
-    """Devices ``auto`` may use for ``name`` here (nothing imported for CPU-only machines)."""
-    if not all(installed(m) for m in REQUIRES.get(name, ())):
-        return []
-    if name == "numpy" or name == "bitpack-cpu":
-        return ["cpu"]
-    if name == "bitpack-gpu":  # the Triton interpreter is for tests, never the fast choice
-        return ["cuda"] if cuda_available() else []
-    return ["cpu", "cuda"] if cuda_available() else ["cpu"]
 
 
 def kernel_state(name: str, rule: Rule) -> str:
     """``"loaded"`` (in this process), ``"disk"`` (compiled before, in the on-disk cache), ``"cold"``
-    (must be compiled first) or ``"none"`` (the engine compiles nothing) for ``rule`` on ``name``.
-
-    For ``bitpack-cpu`` this looks for the generated kernel module of the rule's expression in the
-    kernel cache directory and for Numba's index files next to it, without importing Numba.
-    """
-    if name not in ("bitpack-cpu", "bitpack-gpu"):
-        return "none"
-    from .engines import bitpack_circuit as circuit
-
-    if circuit.why_not_bitpack(rule, Topology.plane(1, 1)) is not None:
-        return "none"
-    birth, survival = circuit.bs_sets(rule)
-    expression = circuit.rule_expression(birth, survival)
-    prefix = "tensorca_bitpack_cpu_" if name == "bitpack-cpu" else "tensorca_bitpack_gpu_"
-    for module_name, module in list(circuit._MODULES.items()):
-        if module_name.startswith(prefix) and expression in (module.__doc__ or ""):
-            return "loaded"
-    if name == "bitpack-gpu":
-        return "cold"  # Triton's own cache is not inspected; count one compile per process
+    (must be compiled first) or ``"none"`` (the engine compiles nothing) for ``rule`` on ``name``,
+    as the engine's registered ``kernel_state`` says (nothing is imported or compiled to ask)."""
     try:
-        directory = str(circuit.kernel_cache_dir())
-    except OSError:
-        return "cold"
-    return "disk" if _compiled_on_disk(directory, prefix, expression) else "cold"
+        info = engine_info(name)
+    except EngineError:
+        return "none"
+    return "none" if info.kernel_state is None else info.kernel_state(rule)
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled_on_disk(directory: str, prefix: str, expression: str) -> bool:
-    """Whether Numba's cache in ``directory`` holds the kernel module of ``expression``.
-
-    Looked up once per process and cache directory: once the kernel is loaded in this process,
-    :func:`kernel_state` answers "loaded" before asking this.
-    """
-    try:
-        cache = Path(directory) / "__pycache__"
-        for path in Path(directory).glob(prefix + "*.py"):
-            with open(path) as fh:
-                first = fh.readline()
-            if first.rstrip().endswith(expression + '"""') and any(cache.glob(path.stem + ".*.nbi")):
-                return True
-    except OSError:
-        pass
-    return False
+def may_run(info: EngineInfo, rule: Rule, topology: Topology) -> bool:
+    """The registry's cheap pre-filter (no framework import); the engine's ``supports`` decides at the end."""
+    return topology.bounded and (info.precheck is None or bool(info.precheck(rule.compile(), topology)))
 
 
 # -- prediction -------------------------------------------------------------------------------
@@ -325,6 +205,13 @@ class Prediction:
     @property
     def key(self) -> str:
         return f"{self.engine}@{self.device}"
+
+
+def _imports(name: str) -> str | None:
+    try:
+        return engine_info(name).imports
+    except EngineError:
+        return None
 
 
 def predict(
@@ -353,14 +240,14 @@ def predict(
     height, width = shape
     gens_per_call = generations
     if unbounded:
-        reach = rule.radius if isinstance(rule, LargerThanLifeRule) else 1
+        reach = rule.reach
         gens_per_call = min(UNBOUNDED_CHUNK, max(generations, 1))
         calls = max(1, math.ceil(generations / UNBOUNDED_CHUNK))
         margin = reach * gens_per_call
         height, width = height + 2 * margin, width + 2 * margin
     cells = batch * height * width
     parts: dict[str, float] = {}
-    module = IMPORTS.get(engine)
+    module = _imports(engine)
     imported = (module in sys.modules) if warm_process is None else warm_process
     parts["import"] = 0.0 if (module is None or imported) else c.import_s
     state = kernel_state(engine, rule) if kernels is None else kernels
@@ -397,6 +284,26 @@ class Choice:
         return "\n".join(lines)
 
 
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One run to predict: ``batch`` grids of ``shape`` ``(H, W)`` on ``topology`` for ``generations``
+    generations in ``calls`` engine calls, the data on ``data_device``, optionally only on ``device``."""
+
+    rule: Rule
+    topology: Topology
+    batch: int
+    shape: tuple[int, int]
+    generations: int
+    data_device: str = "cpu"
+    device: str | None = None
+    calls: int = 1
+
+    @property
+    def check(self) -> Topology:
+        """The bounded topology engines are asked about (the unbounded plane runs on bounded planes)."""
+        return self.topology if self.topology.bounded else Topology.plane(1, 1)
+
+
 def rank(
     rule: Rule,
     topology: Topology,
@@ -408,27 +315,30 @@ def rank(
     device: str | None = None,
     calls: int = 1,
 ) -> list[Prediction]:
-    """Predictions for every installed engine/device ``auto`` may use, fastest first.
+    """Predictions for every installed engine/device ``auto`` may use, fastest first (ties: the
+    registry's ``preference``).
 
     ``device`` restricts the candidates to engines that run there (``"cuda"`` or ``"cuda:1"``
     match ``cuda``). Nothing is imported except to ask a bitpack engine whether its kernels are
     compiled when it is already loaded.
     """
-    unbounded = not topology.bounded
-    check = topology if topology.bounded else Topology.plane(1, 1)
-    want = None if device is None else str(device).split(":")[0]
-    data_kind = str(data_device).split(":")[0]
+    job = Job(rule, topology, batch, shape, generations, data_device, device, calls)
+    return _predict_all([(info, dev) for info in engine_infos() if info.auto for dev in devices_here(info)], job)
+
+
+def _predict_all(candidates: list[tuple[EngineInfo, str]], job: Job, kernels: str | None = None) -> list[Prediction]:
+    """Predictions of ``job`` for the ``(info, device)`` pairs that pass the device filter and the precheck."""
+    want = None if job.device is None else str(job.device).split(":")[0]
+    data_kind = str(job.data_device).split(":")[0]
+    preference = {}
     out = []
-    for name in AUTO_ENGINES:
-        for dev in engine_devices(name):
-            if want is not None and dev != want:
-                continue
-            if not _maybe_supports(name, rule, check):
-                continue
-            out.append(predict(name, dev, rule, batch, shape, generations, calls=calls,
-                               data_device=data_kind, unbounded=unbounded))
-    order = {name: i for i, name in enumerate(AUTO_ENGINES)}
-    out.sort(key=lambda p: (p.total, order.get(p.engine, 99)))
+    for info, dev in candidates:
+        if (want is not None and dev != want) or not may_run(info, job.rule, job.check):
+            continue
+        preference[info.name] = info.preference
+        out.append(predict(info.name, dev, job.rule, job.batch, job.shape, job.generations, calls=job.calls,
+                           data_device=data_kind, unbounded=not job.topology.bounded, kernels=kernels))
+    out.sort(key=lambda p: (p.total, preference[p.engine], p.engine))
     return out
 
 
@@ -448,25 +358,17 @@ def choose(
     Candidates are tried fastest first; each is loaded and asked ``supports`` (the unbounded
     plane is checked as a bounded plane, which is what it runs on); one that refuses, or whose
     framework fails to import, is skipped. NumPy is the fallback for every rule it supports.
+    When an engine that is not installed would be much faster, a :class:`PerformanceWarning`
+    (once per engine and process) names the command that installs it.
     """
-    from .engines import get_engine
-    from .errors import EngineError
-
-    predictions = rank(rule, topology, batch, shape, generations, data_device=data_device, device=device,
-                       calls=calls)
-    check = topology if topology.bounded else Topology.plane(1, 1)
+    job = Job(rule, topology, batch, shape, generations, data_device, device, calls)
     checked = []
     chosen = None
-    for p in predictions:
+    for p in rank(rule, topology, batch, shape, generations, data_device=data_device, device=device, calls=calls):
         if chosen is not None:
             checked.append(p)
             continue
-        try:
-            engine = get_engine(p.engine)
-            ok = engine.supports(rule, check) and p.device in [d.split(":")[0] for d in engine.devices()]
-            note = "" if ok else engine.why_unsupported(rule, check)
-        except EngineError as exc:
-            ok, note = False, str(exc)
+        ok, note = _really_supports(p, rule, job.check)
         if ok:
             chosen = p
             checked.append(p)
@@ -475,4 +377,41 @@ def choose(
     if chosen is None:
         where = f" on {device}" if device else ""
         raise EngineError(f"no engine{where} supports rule {rule.canonical()!r} on {topology}")
+    _warn_if_missing_engine_would_win(chosen, job)
     return Choice(chosen.engine, chosen.device, checked)
+
+
+def _really_supports(p: Prediction, rule: Rule, check: Topology) -> tuple[bool, str]:
+    """Load the engine of ``p`` and ask it: ``(ok, why not)``."""
+    try:
+        engine = get_engine(p.engine)
+        ok = engine.supports(rule, check) and p.device in [d.split(":")[0] for d in engine.devices()]
+        return ok, ("" if ok else engine.why_unsupported(rule, check))
+    except (EngineError, MissingDependencyError) as exc:
+        return False, str(exc)
+
+
+#: A missing engine is suggested when it would take at most this fraction of the chosen one's time
+#: (its import and first compile included) ...
+MISSING_ENGINE_RATIO = 0.5
+#: ... and the run is predicted to take at least this many seconds.
+MISSING_ENGINE_MIN_S = 1.0
+_SUGGESTED: set[str] = set()
+
+
+def _warn_if_missing_engine_would_win(chosen: Prediction, job: Job) -> None:
+    """Warn once per engine and process when an engine whose requirements are absent here would be
+    much faster than ``chosen`` (e.g. NumPy chosen for a large job because Numba is missing)."""
+    if chosen.total < MISSING_ENGINE_MIN_S:
+        return
+    absent = [info for info in engine_infos()
+              if info.auto and info.install and info.name not in _SUGGESTED and missing(info)]
+    faster = _predict_all([(info, dev) for info in absent for dev in info.devices()], job, kernels="cold")
+    if not faster or faster[0].total > MISSING_ENGINE_RATIO * chosen.total:
+        return
+    best = faster[0]
+    _SUGGESTED.add(best.engine)
+    info = engine_info(best.engine)
+    warnings.warn(
+        f"auto ran this job on {chosen.engine} (predicted {chosen.total:.3g} s); {best.engine} would take about "
+        f"{best.total:.3g} s but needs {', '.join(missing(info))}: {info.install}", PerformanceWarning, stacklevel=4)

@@ -21,7 +21,9 @@ def bounding_box(cells: np.ndarray) -> Box | None:
     return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
 
 
-def crop(cells: np.ndarray, origin: tuple[int, int] = (0, 0), *, copy: bool = False) -> tuple[np.ndarray, tuple[int, int]]:
+def crop(
+    cells: np.ndarray, origin: tuple[int, int] = (0, 0), *, copy: bool = False
+) -> tuple[np.ndarray, tuple[int, int]]:
     """``cells`` (``(H, W)`` or ``(B, H, W)``) cut to the bounding box of its non-zero cells.
 
     ``origin`` is ``(x, y)`` of ``cells[..., 0, 0]``; the new origin is returned with the crop.

@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from .errors import GridError, RuleError
+from .errors import GridError, RuleError, UsageError
 
 
 def elementary_table(rule: int) -> np.ndarray:
@@ -38,9 +38,9 @@ def elementary(
     if row.size and (row.min() < 0 or row.max() > 1):
         raise GridError("initial cells must be 0 or 1")
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
+        raise UsageError(f"steps must be a non-negative integer, got {steps!r}")
     if boundary not in ("periodic", "dead"):
-        raise ValueError(f"boundary must be 'periodic' or 'dead', got {boundary!r}")
+        raise UsageError(f"boundary must be 'periodic' or 'dead', got {boundary!r}")
     history = np.zeros((int(steps) + 1, row.size), dtype=np.uint8)
     history[0] = row
     mode = "wrap" if boundary == "periodic" else "constant"

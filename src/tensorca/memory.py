@@ -16,6 +16,7 @@ from .rules.base import Rule
 
 
 def format_bytes(n: float) -> str:
+    """``n`` bytes for people: ``"512 B"``, ``"1.5 KiB"`` ... ``"TiB"``."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -91,18 +92,25 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 
 def free_cached_memory() -> None:
+    """Collect garbage and return torch's cached CUDA blocks, so a retry sees the memory just freed."""
     gc.collect()
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         torch.cuda.empty_cache()
 
 
-def halve_chunk(engine: Engine, chunk: int, n: int, shape, rule, device, max_bytes, exc: BaseException) -> int:
+def halve_chunk(engine: Engine, chunk: int, n: int, shape: tuple[int, int], rule: Rule, device: str | None,
+                max_bytes: int | None, exc: BaseException) -> int:
+    """The chunk to retry with after ``exc`` (out of memory) at ``chunk`` of ``n`` grids: half of it.
+
+    At one grid there is nothing left to halve: :class:`MemoryBudgetError` with the numbers, chained to ``exc``.
+    """
     if chunk <= 1:
         needed = engine.bytes_needed(1, shape, rule)
         try:
-            raise_too_big(engine, shape, rule, device, needed, max_bytes if max_bytes is not None else available_bytes(device),
-                           max_bytes is not None)
+            budget = max_bytes if max_bytes is not None else available_bytes(device)
+            raise_too_big(engine, shape, rule, device, needed, budget, max_bytes is not None)
         except MemoryBudgetError as err:
-            raise MemoryBudgetError(f"{err} (out of memory even for one grid: {exc})", err.needed, err.available) from exc
+            message = f"{err} (out of memory even for one grid: {exc})"
+            raise MemoryBudgetError(message, err.needed, err.available) from exc
     return max(1, min(chunk, n) // 2)

@@ -15,9 +15,9 @@ import numpy as np
 
 from .arrays import is_tensor
 from .engines.base import Engine
+from .errors import UsageError
 from .rules.base import Rule
 from .topology import Topology
-
 
 # -- observers --------------------------------------------------------------------------------
 
@@ -39,17 +39,18 @@ class Population:
 
     def __post_init__(self) -> None:
         if isinstance(self.every, bool) or not isinstance(self.every, (int, np.integer)) or self.every < 1:
-            raise ValueError(f"Population(every=...) must be a positive integer, got {self.every!r}")
+            raise UsageError(f"Population(every=...) must be a positive integer, got {self.every!r}")
         self.every = int(self.every)
 
     def to_csv(self, path: str | os.PathLike) -> None:
         """Write ``generation,population`` (one column per grid of a batch: ``population_0`` ...)."""
         if self.values is None or self.generations is None:
-            raise ValueError("the observer has no values yet: pass it to run(..., observe=...) first")
-        columns = ["population"] if self.values.shape[1] == 1 else [f"population_{i}" for i in range(self.values.shape[1])]
+            raise UsageError("the observer has no values yet: pass it to run(..., observe=...) first")
+        width = self.values.shape[1]
+        columns = ["population"] if width == 1 else [f"population_{i}" for i in range(width)]
         with open(path, "w") as fh:
             fh.write(",".join(["generation", *columns]) + "\n")
-            for gen, row in zip(self.generations, self.values):
+            for gen, row in zip(self.generations, self.values, strict=True):
                 fh.write(",".join([str(int(gen)), *(str(int(v)) for v in row)]) + "\n")
 
 

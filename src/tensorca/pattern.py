@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .crop import bounding_box, crop
 from .errors import GridError
 from .topology import Topology
 
@@ -71,30 +72,21 @@ class Pattern:
 
     def bounding_box(self) -> tuple[int, int, int, int] | None:
         """``(x, y, w, h)`` of the non-zero cells in pattern coordinates, or ``None`` if empty."""
-        rows = np.flatnonzero(self.cells.any(axis=1))
-        if rows.size == 0:
+        box = bounding_box(self.cells)
+        if box is None:
             return None
-        cols = np.flatnonzero(self.cells.any(axis=0))
-        x0, y0 = self.origin
-        return (
-            x0 + int(cols[0]),
-            y0 + int(rows[0]),
-            int(cols[-1] - cols[0] + 1),
-            int(rows[-1] - rows[0] + 1),
-        )
+        y0, y1, x0, x1 = box
+        return self.origin[0] + x0, self.origin[1] + y0, x1 - x0, y1 - y0
 
-    def cropped(self) -> "Pattern":
+    def cropped(self) -> Pattern:
         """A copy trimmed to the bounding box, origin adjusted.
 
         An empty pattern becomes a ``(0, 0)`` array at origin ``(0, 0)`` (it has no position).
         """
-        box = self.bounding_box()
-        if box is None:
+        if bounding_box(self.cells) is None:
             return replace(self, cells=np.zeros((0, 0), np.uint8), origin=(0, 0), comments=list(self.comments))
-        x, y, w, h = box
-        c0, r0 = x - self.origin[0], y - self.origin[1]
-        cells = self.cells[r0 : r0 + h, c0 : c0 + w].copy()
-        return replace(self, cells=cells, origin=(x, y), comments=list(self.comments))
+        cells, origin = crop(self.cells, self.origin, copy=True)
+        return replace(self, cells=cells, origin=origin, comments=list(self.comments))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Pattern):
@@ -126,6 +118,18 @@ class Pattern:
         if self.name:
             parts.append(f"name={self.name!r}")
         return f"Pattern({', '.join(parts)})"
+
+    def _repr_png_(self) -> bytes:
+        """The picture a notebook shows (at most 1024 px a side; see :mod:`tensorca.view.display`)."""
+        from .view.display import pattern_png  # view imports render, which imports this module
+
+        return pattern_png(self)
+
+    def _repr_html_(self) -> str:
+        """The picture with rule, topology, size, population and generation, for notebooks."""
+        from .view.display import pattern_html
+
+        return pattern_html(self)
 
 
 def _rule_key(rule: object) -> object:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import GridError, MemoryBudgetError
+from .errors import GridError, MemoryBudgetError, UsageError
 from .memory import available_bytes, format_bytes
 
 
@@ -18,15 +18,30 @@ def random_soup(
 ) -> np.ndarray:
     """A random grid: ``(H, W)`` uint8, or ``(batch, H, W)`` when ``batch`` is given.
 
+    The arguments are in NumPy's order, **height first**: ``random_soup(128, 256)`` is 128 rows of
+    256 cells, shape ``(128, 256)``. The command line writes sizes the other way round, width
+    first as Golly does: ``--soup 256x128`` is the same grid (:func:`parse_size` turns
+    ``"256x128"`` into ``(height, width) = (128, 256)``).
+
     Each cell is non-zero with probability ``density``; non-zero cells take states
-    ``1..n_states-1`` uniformly (so Generations soups include decaying cells).
+    ``1..n_states-1`` uniformly (so Generations soups include decaying cells). The same ``seed``
+    gives the same grid on every machine; ``seed=None`` draws fresh entropy.
     """
+    for name, value in (("height", height), ("width", width), ("batch", batch), ("n_states", n_states)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+            raise UsageError(f"random_soup {name} must be an integer, got {value!r}")
+    if isinstance(density, bool) or not isinstance(density, (int, float, np.integer, np.floating)):
+        raise UsageError(f"density must be a number in [0, 1], got {density!r}")
     if not 0.0 <= density <= 1.0:
         raise GridError(f"density must lie in [0, 1], got {density}")
     if height < 1 or width < 1:
-        raise GridError(f"soup size must be positive, got {width}x{height}")
+        raise GridError(f"soup size must be positive, got {width}x{height} (width x height)")
     if batch is not None and batch < 1:
         raise GridError(f"batch must be positive, got {batch}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise UsageError(f"seed must be None or a non-negative integer, got {seed!r}")
+    if not 2 <= n_states <= 256:
+        raise GridError(f"n_states must lie in 2..256, got {n_states}")
     shape = (height, width) if batch is None else (batch, height, width)
     cells = int(np.prod(shape, dtype=np.int64))
     budget = available_bytes(None)
@@ -46,7 +61,12 @@ def random_soup(
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    """``"256x128"`` -> ``(height, width) = (128, 256)``; ``"64"`` -> ``(64, 64)``."""
+    """A command-line size, width first (``"256x128"``: 256 wide, 128 high) -> ``(height, width) = (128, 256)``.
+
+    ``"64"`` is ``(64, 64)``. The result is in :func:`random_soup`'s order: ``random_soup(*parse_size(text))``.
+    """
+    if not isinstance(text, str):
+        raise UsageError(f"size must be a string such as '256x128' (WIDTHxHEIGHT), got {text!r}")
     parts = text.lower().split("x")
     try:
         numbers = [int(p) for p in parts]

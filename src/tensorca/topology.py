@@ -53,8 +53,8 @@ MAX_SIDE = 2_000_000_000
 
 _SUFFIX = re.compile(
     r"""^(?P<kind>[A-Za-z])
-        (?:(?P<w>\d+)(?P<wtwist>\*)?(?P<wshift>[+-]\d+)?
-           (?:,(?P<h>\d+)(?P<htwist>\*)?(?P<hshift>[+-]\d+)?)?)?$""",
+        (?:(?P<w>[0-9]+)(?P<wtwist>\*)?(?P<wshift>[+-][0-9]+)?
+           (?:,(?P<h>[0-9]+)(?P<htwist>\*)?(?P<hshift>[+-][0-9]+)?)?)?$""",
     re.VERBOSE,
 )
 
@@ -113,12 +113,14 @@ class Topology:
                     f"{self.width}, shift_y={self.shift_y} on height {self.height} (parse_topology reduces it)"
                 )
         if self.kind == "klein":
-            twisted_shift, other_shift = (self.shift_x, self.shift_y) if self.twist == "h" else (self.shift_y, self.shift_x)
+            shifts = (self.shift_x, self.shift_y)
+            twisted_shift, other_shift = shifts if self.twist == "h" else shifts[::-1]
             side, dim = (self.width, "width") if self.twist == "h" else (self.height, "height")
             if other_shift:
                 raise TopologyError("a Klein bottle can only have a shift on its twisted edges")
             if twisted_shift not in (0, 1):
-                raise TopologyError(f"a Klein bottle's shift is 0 or 1 (every shift is equivalent to 1), got {twisted_shift}")
+                raise TopologyError(
+                    f"a Klein bottle's shift is 0 or 1 (every shift is equivalent to 1), got {twisted_shift}")
             if twisted_shift and side % 2:
                 raise TopologyError(
                     f"a Klein bottle can only have a shift on its twisted edges when that dimension is even; "
@@ -171,37 +173,45 @@ class Topology:
         return self.suffix() or "unbounded"
 
     @classmethod
-    def torus(cls, width: int, height: int, *, shift_x: int = 0, shift_y: int = 0) -> "Topology":
+    def torus(cls, width: int, height: int, *, shift_x: int = 0, shift_y: int = 0) -> Topology:
         return cls("torus", width, height, shift_x=shift_x, shift_y=shift_y)
 
     @classmethod
-    def plane(cls, width: int, height: int) -> "Topology":
+    def plane(cls, width: int, height: int) -> Topology:
         return cls("plane", width, height)
 
     @classmethod
-    def klein(cls, width: int, height: int, twist: Twist = "v", *, shift: bool = False) -> "Topology":
+    def klein(cls, width: int, height: int, twist: Twist = "v", *, shift: bool = False) -> Topology:
         """Klein bottle with the ``"h"`` (top/bottom) or ``"v"`` (left/right) edges twisted."""
         s = 1 if shift else 0
         return cls("klein", width, height, twist, shift_x=s if twist == "h" else 0, shift_y=s if twist == "v" else 0)
 
     @classmethod
-    def cross(cls, width: int, height: int) -> "Topology":
+    def cross(cls, width: int, height: int) -> Topology:
         return cls("cross", width, height)
 
     @classmethod
-    def sphere(cls, size: int) -> "Topology":
+    def sphere(cls, size: int) -> Topology:
         return cls("sphere", size, size)
 
     @classmethod
-    def unbounded(cls) -> "Topology":
+    def unbounded(cls) -> Topology:
         return cls("unbounded")
+
+
+def _number(digits: str, suffix: str) -> int:
+    """ASCII ``digits`` of ``suffix`` as an int; :class:`TopologyError` when absurdly long (Python's
+    ``int`` refuses over 4300 digits with a bare ``ValueError``; every size is far below 30)."""
+    if len(digits.lstrip("0")) > 30:
+        raise TopologyError(f"number with {len(digits)} digits in topology suffix {suffix[:40]!r} is out of range")
+    return int(digits)
 
 
 def _golly_shift(text: str | None, size: int) -> int:
     """Golly's reading of ``+n``/``-n``: the magnitude reduced modulo ``size``, the sign kept."""
     if not text:
         return 0
-    magnitude = int(text[1:]) % size
+    magnitude = _number(text[1:], text) % size
     return -magnitude if text[0] == "-" else magnitude
 
 
@@ -230,13 +240,31 @@ def parse_topology(suffix: str) -> Topology:
     name = _NAME[kind]
     if m["w"] is None:
         raise TopologyError(f"topology {suffix!r} needs a size, e.g. :{letter}64,64")
-    width = int(m["w"])
-    height = int(m["h"]) if m["h"] is not None else width
+    width = _number(m["w"], suffix)
+    height = _number(m["h"], suffix) if m["h"] is not None else width
     if width == 0 or height == 0:
         raise TopologyError(
             f"{suffix!r} has an infinite dimension (0), which Golly allows for tubes and strips; "
             f"tensorca needs both width and height for :{letter}, or no suffix for the unbounded plane"
         )
+    _check_edges(m, suffix, kind, name)
+    if kind == "sphere":
+        if m["h"] is not None and height != width:
+            raise TopologyError(
+                f"a sphere must be square: {suffix!r} has width {width} and height {height}; write :S{width}")
+        return Topology.sphere(width)
+    if kind == "klein":
+        return _klein(m, suffix, width, height)
+    if kind == "plane":
+        return Topology.plane(width, height)
+    if kind == "cross":
+        return Topology.cross(width, height)
+    shift_x, shift_y = _golly_shift(m["wshift"], width), _golly_shift(m["hshift"], height)
+    return Topology.torus(width, height, shift_x=shift_x, shift_y=shift_y)
+
+
+def _check_edges(m: re.Match, suffix: str, kind: str, name: str) -> None:
+    """Twists only on Klein bottles, on one pair of edges; shifts only on tori and Klein bottles, on one pair."""
     if (m["wtwist"] or m["htwist"]) and kind != "klein":
         raise TopologyError(f"a twist '*' is only meaningful for a Klein bottle (:K), not for the {name} {suffix!r}")
     if m["wtwist"] and m["htwist"]:
@@ -244,29 +272,24 @@ def parse_topology(suffix: str) -> Topology:
     if (m["wshift"] or m["hshift"]) and kind not in ("torus", "klein"):
         raise TopologyError(f"a {name} can't have a shift ({suffix!r}); Golly shifts only :T and :K")
     if m["wshift"] and m["hshift"]:
-        raise TopologyError(f"{suffix!r} shifts both the horizontal and the vertical edges; Golly allows one or the other")
-    if kind == "sphere":
-        if m["h"] is not None and height != width:
-            raise TopologyError(f"a sphere must be square: {suffix!r} has width {width} and height {height}; write :S{width}")
-        return Topology.sphere(width)
-    if kind == "klein":
-        twist: Twist = "h" if m["wtwist"] else "v"
-        if (m["wshift"] and twist != "h") or (m["hshift"] and twist != "v"):
-            raise TopologyError(f"a Klein bottle's shift must be on its twisted edges, the ones marked '*' ({suffix!r})")
-        size = width if twist == "h" else height
-        amount = _golly_shift(m["wshift"] or m["hshift"], size)
-        if amount and size % 2:
-            dim = "width" if twist == "h" else "height"
-            raise TopologyError(
-                f"a Klein bottle can only have a shift on its twisted edges when that dimension is even; "
-                f"{suffix!r} has {dim} {size}"
-            )
-        return Topology.klein(width, height, twist, shift=bool(amount))
-    if kind == "plane":
-        return Topology.plane(width, height)
-    if kind == "cross":
-        return Topology.cross(width, height)
-    return Topology.torus(width, height, shift_x=_golly_shift(m["wshift"], width), shift_y=_golly_shift(m["hshift"], height))
+        raise TopologyError(
+            f"{suffix!r} shifts both the horizontal and the vertical edges; Golly allows one or the other")
+
+
+def _klein(m: re.Match, suffix: str, width: int, height: int) -> Topology:
+    """A Klein bottle from a parsed suffix: the twist where the ``*`` is (default vertical), a shift only there."""
+    twist: Twist = "h" if m["wtwist"] else "v"
+    if (m["wshift"] and twist != "h") or (m["hshift"] and twist != "v"):
+        raise TopologyError(f"a Klein bottle's shift must be on its twisted edges, the ones marked '*' ({suffix!r})")
+    size = width if twist == "h" else height
+    amount = _golly_shift(m["wshift"] or m["hshift"], size)
+    if amount and size % 2:
+        dim = "width" if twist == "h" else "height"
+        raise TopologyError(
+            f"a Klein bottle can only have a shift on its twisted edges when that dimension is even; "
+            f"{suffix!r} has {dim} {size}"
+        )
+    return Topology.klein(width, height, twist, shift=bool(amount))
 
 
 # -- padding -------------------------------------------------------------------------------
@@ -323,39 +346,55 @@ def fold(topology: Topology, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray
         return np.where(valid, ys, 0), np.where(valid, xs, 0), valid
     valid = np.ones(ys.shape, dtype=bool)
     if kind in ("torus", "klein"):
-        # Reduce y first: every crossing of the horizontal edges shifts or reflects x.
-        turns_y = np.floor_divide(ys, height)
-        ys -= turns_y * height
-        if kind == "klein" and topology.twist == "h":
-            c = width - 1 - topology.shift_x
-            xs = np.where(turns_y % 2 == 1, c - xs, xs)
-        else:
-            xs += turns_y * topology.shift_x
-        turns_x = np.floor_divide(xs, width)
-        xs -= turns_x * width
-        if kind == "klein" and topology.twist == "v":
-            c = height - 1 - topology.shift_y
-            ys = np.where(turns_x % 2 == 1, c - ys, ys)
-        else:
-            ys += turns_x * topology.shift_y
-        ys %= height
-        return ys, xs, valid
+        return (*_fold_tiled(topology, ys, xs), valid)
     if kind == "cross":
-        turns_x = np.floor_divide(xs, width)
-        xs -= turns_x * width
-        ys = np.where(turns_x % 2 == 1, height - 1 - ys, ys)
-        turns_y = np.floor_divide(ys, height)
-        ys -= turns_y * height
-        xs = np.where(turns_y % 2 == 1, width - 1 - xs, xs)
-        return ys, xs, valid
-    # sphere
-    n = width
+        return (*_fold_cross(height, width, ys, xs), valid)
+    return (*_fold_sphere(topology, ys, xs), valid)
+
+
+def _fold_tiled(topology: Topology, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Torus (shifted or not) and Klein bottle: the grid tiles the plane (see :func:`fold`)."""
+    height, width = topology.shape
+    kind = topology.kind
+    # Reduce y first: every crossing of the horizontal edges shifts or reflects x.
+    turns_y = np.floor_divide(ys, height)
+    ys -= turns_y * height
+    if kind == "klein" and topology.twist == "h":
+        c = width - 1 - topology.shift_x
+        xs = np.where(turns_y % 2 == 1, c - xs, xs)
+    else:
+        xs += turns_y * topology.shift_x
+    turns_x = np.floor_divide(xs, width)
+    xs -= turns_x * width
+    if kind == "klein" and topology.twist == "v":
+        c = height - 1 - topology.shift_y
+        ys = np.where(turns_x % 2 == 1, c - ys, ys)
+    else:
+        ys += turns_x * topology.shift_y
+    ys %= height
+    return ys, xs
+
+
+def _fold_cross(height: int, width: int, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-surface: through the left or right edge (y reflected), then the top or bottom (x reflected)."""
+    turns_x = np.floor_divide(xs, width)
+    xs -= turns_x * width
+    ys = np.where(turns_x % 2 == 1, height - 1 - ys, ys)
+    turns_y = np.floor_divide(ys, height)
+    ys -= turns_y * height
+    xs = np.where(turns_y % 2 == 1, width - 1 - xs, xs)
+    return ys, xs
+
+
+def _fold_sphere(topology: Topology, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sphere: quarter and half turns about the corners, repeated until inside (see :func:`fold`)."""
+    n = topology.shape[1]
     last = 2 * n - 1
     for _ in range(64):
         above, below = ys < 0, ys >= n
         left, right = xs < 0, xs >= n
         if not (above.any() or below.any() or left.any() or right.any()):
-            return ys, xs, valid
+            return ys, xs
         y0, x0 = ys.copy(), xs.copy()
         inside_x, inside_y = ~left & ~right, ~above & ~below
         # quarter turns about the top-left corner (point (-1/2, -1/2)) and bottom-right corner
@@ -385,7 +424,7 @@ def padding_index(topology: Topology, radius: int) -> tuple[np.ndarray, np.ndarr
     padded grid is ``np.where(valid, cells[..., rows, cols], 0)``. Cached per (topology, radius).
     """
     if radius < 0:
-        raise ValueError(f"radius must be non-negative, got {radius}")
+        raise UsageError(f"radius must be non-negative, got {radius}")
     height, width = topology.shape
     ys = np.arange(-radius, height + radius, dtype=np.int64)[:, None]
     xs = np.arange(-radius, width + radius, dtype=np.int64)[None, :]

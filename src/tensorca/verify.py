@@ -2,33 +2,43 @@
 
 For each engine (other than the reference) and each of its devices, each rule family and each
 topology (torus, plane, shifted tori, Klein bottles, cross-surface, sphere: :func:`topology_for`;
-an engine that does not run a topology gets a skipped row), ``grids`` random grids (odd and non-square sizes, 1x1 included; densities 0.1-0.9;
-Generations starts hold every state) are advanced ``generations`` generations and compared bit
-for bit with :class:`~tensorca.engines.numpy_reference.NumpyEngine`. A mismatch is reported with
-the first generation, grid and cell ``(y, x)`` where the engine and the reference part.
+an engine that does not run a topology gets a skipped row), ``grids`` random grids (odd and
+non-square sizes, 1x1 included; densities 0.1-0.9; Generations starts hold every state) are
+advanced ``generations`` generations and compared bit for bit with
+:class:`~tensorca.engines.numpy_reference.NumpyEngine`. A mismatch is reported with the first
+generation, grid and cell ``(y, x)`` where the engine and the reference part.
 
-A negative control runs alongside: the torch engine with zero padding on a torus (the classic
-mistake that turns a torus into a dead boundary). It must be *caught*; a verifier that
+The engines checked are the registry's (:func:`~tensorca.engines.available_engines`): an engine
+registered in one call is verified like the built-in ones.
+
+A negative control runs alongside: the reference engine with zero padding on a torus (the classic
+mistake that turns a torus into a dead boundary), on at least :data:`CONTROL_GRIDS` grids whatever
+``grids`` says (one 1x1 grid cannot tell the two apart). It must be *caught*; a verifier that
 cannot see that mistake proves nothing, so the report fails if the control passes.
 
 ``verify(...)`` returns a :class:`VerifyReport`; ``report.ok`` is True only when every real
-engine matched on every grid and every control was caught.
+engine matched on every grid and every control was caught. With nothing but the reference
+installed there is nothing to compare: :class:`~tensorca.errors.MissingDependencyError` says which
+extras add engines.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
 from .arrays import is_tensor, to_engine
-from .engines import available_engines, get_engine
+from .engines import available_engines, engine_info, engine_infos, get_engine
 from .engines.base import Engine
-from .errors import EngineError
+from .engines.registry import missing
+from .errors import EngineError, MissingDependencyError, UsageError
 from .rules import parse_rule
 from .rules.base import Rule
+from .rules.stepspec import TableUpdate
 from .topology import Topology
 
 #: Rules tried in each family; each grid uses the next rule of its family the engine supports.
@@ -49,6 +59,10 @@ FAMILY_RULES: dict[str, tuple[str, ...]] = {
 }
 FAMILIES = tuple(FAMILY_RULES)
 TOPOLOGIES = ("torus", "plane", "shifted", "klein", "cross", "sphere")
+#: The engine every other is compared with.
+REFERENCE = "numpy"
+#: Grids the negative control runs on at least (grid 0 is 1x1, where zero padding and a torus agree).
+CONTROL_GRIDS = 8
 #: Grid sizes (H, W), cycled: tiny, odd, non-square and square.
 SIZES = ((1, 1), (2, 3), (5, 7), (17, 31), (31, 17), (16, 16), (33, 64), (40, 41), (9, 100), (64, 64))
 
@@ -69,14 +83,14 @@ def topology_for(kind: str, shape: tuple[int, int], index: int = 0) -> Topology:
             return Topology.torus(width, height, shift_x=((1 + index) % width) * (-1) ** variant)
         return Topology.torus(width, height, shift_y=((1 + index) % height) * (-1) ** variant)
     if kind == "klein":
-        twist = "h" if index % 2 == 0 else "v"
+        twist: Literal["h", "v"] = "h" if index % 2 == 0 else "v"
         side = width if twist == "h" else height
         return Topology.klein(width, height, twist, shift=(index // 2) % 2 == 1 and side % 2 == 0)
     if kind == "cross":
         return Topology.cross(width, height)
     if kind == "sphere":
         return Topology.sphere(height)
-    raise ValueError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
+    raise UsageError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
 
 
 def rule_value(text: str) -> Rule:
@@ -92,7 +106,10 @@ def rule_value(text: str) -> Rule:
             if "/" not in code:
                 return parse_rule("MAP" + code)
     if text.startswith("MAP-"):
-        bits = np.frombuffer(parse_rule(text[4:]).table, dtype=np.uint8)
+        update = parse_rule(text[4:]).compile().update
+        if not isinstance(update, TableUpdate):
+            raise UsageError(f"{text!r}: only a rule with a 3x3 table can be respelled as a MAP rule")
+        bits = update.lookup()
         return parse_rule("MAP" + base64.b64encode(np.packbits(bits).tobytes()).decode().rstrip("="))
     return parse_rule(text)
 
@@ -142,7 +159,8 @@ class VerifyReport:
         lines = [f"{'engine':20s} {'device':6s} {'family':18s} {'topology':8s} {'grids':>5s} {'identical':>9s}  result"]
         for r in self.rows:
             lines.append(
-                f"{r.engine:20s} {r.device:6s} {r.family:18s} {r.topology:8s} {r.grids:5d} {r.identical:9d}  {describe(r)}"
+                f"{r.engine:20s} {r.device:6s} {r.family:18s} {r.topology:8s} {r.grids:5d} {r.identical:9d}  "
+                f"{describe(r)}"
             )
         lines.append("OK" if self.ok else "FAILED")
         return "\n".join(lines)
@@ -158,23 +176,26 @@ def describe(row: VerifyRow) -> str:
 
 
 class ZeroPaddedTorusControl(Engine):
-    """The negative control: the torch engine with zero padding even on a torus (deliberately wrong)."""
+    """The negative control: ``base`` (default: the reference) with zero padding even on a torus
+    (deliberately wrong)."""
 
     name = "control:zero-pad"
-    array_module = "torch"
 
-    def __init__(self) -> None:
-        self._torch: Any = get_engine("torch")
+    def __init__(self, base: Engine | None = None) -> None:
+        self._base: Any = base if base is not None else get_engine(REFERENCE)
+        self.array_module = self._base.array_module
 
     def devices(self) -> list[str]:
-        return self._torch.devices()
+        return self._base.devices()
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return self._torch.supports(rule, topology)
+        return self._base.supports(rule, topology)
 
     def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> Any:
-        plane = Topology.plane(topology.width, topology.height) if topology.bounded else topology
-        return self._torch.advance(cells, rule, plane, generations)
+        if not topology.bounded:
+            return self._base.advance(cells, rule, topology, generations)
+        height, width = topology.shape
+        return self._base.advance(cells, rule, Topology.plane(width, height), generations)
 
 
 def random_grid(rng: np.random.Generator, shape: tuple[int, int], n_states: int) -> np.ndarray:
@@ -201,10 +222,11 @@ class _Reference:
     """Reference trajectories, computed once and shared by every engine and device."""
 
     def __init__(self) -> None:
-        self.engine = get_engine("numpy")
+        self.engine = get_engine(REFERENCE)
         self.cache: dict[tuple, list[np.ndarray]] = {}
 
-    def trajectory(self, key: tuple, start: np.ndarray, rule: Rule, topology: Topology, generations: int) -> list[np.ndarray]:
+    def trajectory(self, key: tuple, start: np.ndarray, rule: Rule, topology: Topology,
+                   generations: int) -> list[np.ndarray]:
         if key not in self.cache:
             states = [start]
             for _ in range(generations):
@@ -293,30 +315,15 @@ def verify(
 ) -> VerifyReport:
     """Check engines against the NumPy reference; see the module docstring.
 
-    ``engines``: names or engine objects (default: every available engine but the reference).
-    ``devices``: restrict to these devices (default: every device each engine has here).
-    ``on_row`` is called with each row as it completes (for progress output).
-    Raises :class:`EngineError` if a requested device exists for none of the engines.
+    ``engines``: names or engine objects (default: every available engine in the registry but
+    the reference). ``devices``: restrict to these devices (default: every device each engine has
+    here). ``on_row`` is called with each row as it completes (for progress output).
+    Raises :class:`UsageError` for bad arguments, :class:`EngineError` if a requested device exists
+    for none of the engines, and :class:`MissingDependencyError` when no engine but the reference is
+    installed (its message names the extras that add engines).
     """
-    if grids < 1 or generations < 1:
-        raise ValueError("verify needs at least one grid and one generation")
-    families = tuple(families or FAMILIES)
-    for name in families:
-        if name not in FAMILY_RULES:
-            raise ValueError(f"unknown family {name!r}; expected one of {', '.join(FAMILIES)}")
-    for kind in topologies:
-        if kind not in TOPOLOGIES:
-            raise ValueError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
-    if engines is None:
-        chosen = [e for e in available_engines() if e.name != "numpy"]
-    else:
-        chosen = [e if isinstance(e, Engine) else get_engine(e) for e in engines]
-    controls: list[Engine] = []
-    if control:
-        try:
-            controls = [ZeroPaddedTorusControl()]
-        except EngineError:  # no torch here: no tensor engine to get wrong either
-            controls = []
+    families = _check_arguments(grids, generations, families, topologies)
+    chosen = _engines_to_check(engines)
     reference = _Reference()
     rows: list[VerifyRow] = []
 
@@ -327,8 +334,7 @@ def verify(
 
     ran_any = False
     for engine in chosen:
-        engine_devices = [d for d in engine.devices() if devices is None or d in devices]
-        for device in engine_devices:
+        for device in [d for d in engine.devices() if devices is None or d in devices]:
             ran_any = True
             for family in families:
                 for kind in topologies:
@@ -337,9 +343,60 @@ def verify(
         raise EngineError(
             f"no engine runs on {', '.join(devices)} here (engines: {', '.join(e.name for e in chosen)})"
         )
-    for engine in controls:
-        for device in [d for d in engine.devices() if devices is None or d in devices]:
-            for family in [f for f in ("life-like", "larger-than-life") if f in families]:
-                if "torus" in topologies:
-                    emit(check_row(engine, device, family, "torus", reference, grids, generations, seed, control=True))
+    if control and "torus" in topologies:
+        engine = ZeroPaddedTorusControl()
+        where = [d for d in engine.devices() if devices is None or d in devices] or engine.devices()[:1]
+        for family in [f for f in ("life-like", "larger-than-life") if f in families]:
+            emit(check_row(engine, where[0], family, "torus", reference, max(grids, CONTROL_GRIDS), generations,
+                           seed, control=True))
     return VerifyReport(rows, generations, seed)
+
+
+def _check_arguments(grids: int, generations: int, families: Sequence[str] | None,
+                     topologies: Sequence[str]) -> tuple[str, ...]:
+    """The families to check; :class:`UsageError` for a bad count or an unknown family or topology."""
+    if grids < 1 or generations < 1:
+        raise UsageError(f"verify needs at least one grid and one generation, got grids={grids}, "
+                         f"generations={generations}")
+    chosen = tuple(families or FAMILIES)
+    for name in chosen:
+        if name not in FAMILY_RULES:
+            raise UsageError(f"unknown family {name!r}; expected one of {', '.join(FAMILIES)}")
+    for kind in topologies:
+        if kind not in TOPOLOGIES:
+            raise UsageError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
+    return chosen
+
+
+def _engines_to_check(engines: Sequence[str | Engine] | None) -> list[Engine]:
+    """The engines named (loaded from the registry), or every available one but the reference."""
+    if engines is not None:
+        return [e if isinstance(e, Engine) else get_engine(e) for e in engines]
+    chosen = [e for e in available_engines() if e.name != REFERENCE]
+    if not chosen:
+        hints = install_hints()
+        first = next(iter(hints), None)
+        text = "; ".join(f"{command} ({', '.join(names)})" for command, names in hints.items())
+        raise MissingDependencyError(
+            "only the NumPy reference engine is installed here, so there is no other engine to verify against it"
+            + (f"; engines to verify come with: {text}" if text else ""),
+            package=_first_missing_module(hints[first] if first else []), install=first)
+    return chosen
+
+
+def install_hints() -> dict[str, list[str]]:
+    """``{"pip install 'tensorca[fast]'": ["bitpack-cpu"], ...}``: the commands that add the engines
+    not installed here that have a device here to run on (else every engine's command), in the
+    registry's order of preference."""
+    infos = [i for i in engine_infos() if i.name != REFERENCE and i.install]
+    absent = [i for i in infos if missing(i) and i.devices()] or [i for i in infos if missing(i)] or infos
+    by_command: dict[str, list[str]] = {}
+    for info in absent:
+        by_command.setdefault(info.install, []).append(info.name)
+    return by_command
+
+
+def _first_missing_module(names: list[str]) -> str | None:
+    """The first requirement of the engines ``names`` that is absent here."""
+    absent = [module for name in names for module in missing(engine_info(name))]
+    return absent[0] if absent else None

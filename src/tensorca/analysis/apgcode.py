@@ -17,9 +17,13 @@ order, over the 8 rotations and reflections of every phase of the object.
 
 from __future__ import annotations
 
-from typing import Iterable
+import re
+from collections.abc import Iterable
 
 import numpy as np
+
+from ..crop import crop
+from ..errors import UsageError
 
 CHARS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -85,21 +89,11 @@ def better(a: str | None, b: str) -> str:
     return a
 
 
-def crop(cells: np.ndarray) -> np.ndarray:
-    """``cells`` cut to the bounding box of its non-zero cells (``(0, 0)`` when empty)."""
-    cells = np.asarray(cells)
-    rows = np.flatnonzero(cells.any(axis=1))
-    if rows.size == 0:
-        return cells[:0, :0]
-    cols = np.flatnonzero(cells.any(axis=0))
-    return cells[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
-
-
 def canonical_representation(phases: Iterable[np.ndarray]) -> str:
     """The smallest Wechsler string over every phase and all 8 orientations of each."""
     best: str | None = None
     for phase in phases:
-        for grid in orientations(crop(phase)):
+        for grid in orientations(crop(np.asarray(phase))[0]):
             best = better(best, wechsler(grid))
     return best or "0"
 
@@ -116,7 +110,7 @@ def apgcode(phases: list[np.ndarray], kind: str, period: int = 1) -> str:
         return f"xp{period}_{representation}"
     if kind == "spaceship":
         return f"xq{period}_{representation}"
-    raise ValueError(f"objects of kind {kind!r} have no apgcode")
+    raise UsageError(f"objects of kind {kind!r} have no apgcode")
 
 
 def decode_wechsler(text: str) -> np.ndarray:
@@ -145,12 +139,16 @@ def decode_wechsler(text: str) -> np.ndarray:
             for bit in range(5):
                 if value >> bit & 1:
                     grid[5 * s + bit, x] = 1
-    return crop(grid).copy()
+    return crop(grid, copy=True)[0]
 
 
 def decode(code: str) -> np.ndarray:
     """One phase of the object an apgcode names, e.g. ``decode("xq4_153")`` is a glider."""
     prefix, _, body = code.partition("_")
-    if not body or not prefix.startswith(("xs", "xp", "xq")):
-        raise ValueError(f"{code!r} is not an apgcode of a still life, oscillator or spaceship")
+    if not body or not prefix.startswith(("xs", "xp", "xq")) or not _WECHSLER.fullmatch(body):
+        raise UsageError(f"{code!r} is not an apgcode of a still life, oscillator or spaceship")
     return decode_wechsler(body)
+
+
+#: Extended Wechsler: digits and letters, ``w``/``x`` runs, ``y`` and its count, ``z`` between strips.
+_WECHSLER = re.compile(r"(?:[0-9a-vwxz]|y[0-9a-z])+", re.ASCII)

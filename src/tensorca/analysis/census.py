@@ -6,8 +6,7 @@ from collections import Counter
 from typing import Any
 
 from ..rules.base import Rule
-from .classify import initial_state
-from .evolve import State, Stepper
+from .evolve import State, Stepper, initial_state
 from .objects import MAX_PERIOD, Found, Splitter
 
 _SPLITTERS: dict[str, Splitter] = {}

@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..pattern import Pattern
+from ..crop import crop
 from ..rules.base import Rule
 from .apgcode import apgcode
-from .evolve import State, Stepper, as_rule, crop_state, key_of, same
+from .census import census_state
+from .evolve import State, Stepper, initial_state, key_of, same
 
 KINDS = ("still_life", "oscillator", "spaceship", "gun", "dies", "unresolved")
 
@@ -63,19 +64,6 @@ class Classification:
         return f"{'' if step == 1 else step}c/{self.period}"
 
 
-def initial_state(pattern: Any, rule: str | Rule | None) -> tuple[State, Rule]:
-    """``(cells, origin)`` and the rule from a :class:`Pattern` or a 2-D array (origin (0, 0))."""
-    if isinstance(pattern, Pattern):
-        cells, origin, fallback = np.asarray(pattern.cells, dtype=np.uint8), pattern.origin, pattern.rule
-    else:
-        cells, origin, fallback = np.asarray(pattern, dtype=np.uint8), (0, 0), None
-        if cells.ndim != 2:
-            from ..errors import GridError
-
-            raise GridError(f"a pattern to analyse must be 2-D (H, W), got shape {cells.shape}")
-    return crop_state(cells, origin), as_rule(rule, fallback)
-
-
 def periodic_kind(period: int, displacement: tuple[int, int]) -> str:
     if displacement != (0, 0):
         return "spaceship"
@@ -100,7 +88,7 @@ def _outside(state: State, box: tuple[int, int, int, int]) -> State:
     x0, y0, x1, y1 = box
     ox, oy = origin
     cells[max(0, y0 - oy) : max(0, y1 - oy), max(0, x0 - ox) : max(0, x1 - ox)] = 0
-    return crop_state(cells, origin)
+    return crop(cells, origin)
 
 
 def classify(pattern: Any, rule: str | Rule | None = None, max_gens: int = 1000) -> Classification:
@@ -162,8 +150,6 @@ def _gun_check(stepper, state, gen, box, windows, window_cells) -> Classificatio
 
 def _emitted(stepper: Stepper, state: State, box, period: int) -> dict[str, int]:
     """Objects that leave the window in one period: census outside it now and a period later."""
-    from .census import census_state
-
     before = census_state(_outside(state, box), stepper)
     after = census_state(_outside(stepper.step(state, period), box), stepper)
     diff = Counter(after)

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..crop import crop
 from .apgcode import apgcode
-from .evolve import State, Stepper, crop_state, same
+from .evolve import State, Stepper, same
 
 #: Longest period looked for when deciding whether a group is self-sufficient.
 MAX_PERIOD = 128
@@ -84,7 +85,7 @@ def compose(states) -> State:
     for c, (x, y) in states:
         view = out[y - y0 : y - y0 + c.shape[0], x - x0 : x - x0 + c.shape[1]]
         np.maximum(view, c, out=view)
-    return crop_state(out, (x0, y0))
+    return crop(out, (x0, y0))
 
 
 class Splitter:
@@ -140,83 +141,101 @@ class Splitter:
 
     # -- the whole decomposition ---------------------------------------------------------
     def split(self, state: State) -> list[Found]:
+        """The objects of a cropped ``(cells, origin)`` state, each named by its apgcode."""
         cells, (ox, oy) = state
         ys, xs = np.nonzero(cells)
         if ys.size == 0:
             return []
-        values = cells[ys, xs]
-        coords = np.stack([ys + oy, xs + ox], axis=1)
-        parent = list(range(len(coords)))
+        cells_of = _Groups(np.stack([ys + oy, xs + ox], axis=1), cells[ys, xs])
+        while True:
+            members = cells_of.groups()
+            states = [cells_of.state(m) for m in members]
+            info = [self.behaviour(s[0]) for s in states]
+            if self._merge_dependents(cells_of, members, info):
+                continue
+            if not self._merge_interacting(cells_of, members, states, info):
+                return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
 
-        def find(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
+    def _merge_dependents(self, cells_of: _Groups, members: list[np.ndarray], info: list) -> bool:
+        """Join each group that is not self-sufficient to its nearest neighbour; True if any joined."""
+        merged = False
+        coords = cells_of.coords
+        for i, m in enumerate(members):
+            if info[i] is not None or len(members) == 1:
+                continue
+            others = np.concatenate([members[j] for j in range(len(members)) if j != i])
+            d = np.abs(coords[m][:, None, :] - coords[others][None, :, :]).max(axis=2)
+            k = int(np.argmin(d.min(axis=0)))
+            if d.min() <= MERGE_DISTANCE:
+                merged |= cells_of.union(int(m[0]), int(others[k]))
+        return merged
 
-        def union(i: int, j: int) -> bool:
-            ri, rj = find(i), find(j)
-            if ri == rj:
-                return False
-            parent[max(ri, rj)] = min(ri, rj)
-            return True
+    def _merge_interacting(self, cells_of: _Groups, members: list[np.ndarray], states: list[State],
+                           info: list) -> bool:
+        """Join self-sufficient groups whose envelopes come close and that interact; True if any joined."""
+        merged = False
+        envelopes = [b.envelope(s[1]) if b else s for s, b in zip(states, info, strict=True)]
+        boxes = [(e[1][0], e[1][1], e[1][0] + e[0].shape[1], e[1][1] + e[0].shape[0]) for e in envelopes]
+        near = 2 * self.stepper.reach
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                if info[i] is None or info[j] is None:
+                    continue
+                bi, bj = boxes[i], boxes[j]
+                if bi[0] - near >= bj[2] or bj[0] - near >= bi[2] or bi[1] - near >= bj[3] or bj[1] - near >= bi[3]:
+                    continue  # envelopes too far apart to share a neighbour
+                if not _close(envelopes[i], envelopes[j], near):
+                    continue
+                if self.interact(states[i], info[i], states[j], info[j]):
+                    merged |= cells_of.union(int(members[i][0]), int(members[j][0]))
+        return merged
 
+
+class _Groups:
+    """Live cells (``coords`` ``(N, 2)`` as ``(y, x)``, ``values`` their states) in union-find groups,
+    starting from the 8-connected components."""
+
+    def __init__(self, coords: np.ndarray, values: np.ndarray):
+        self.coords = coords
+        self.values = values
+        self.parent = list(range(len(coords)))
         index = {(int(y), int(x)): i for i, (y, x) in enumerate(coords.tolist())}
         for (y, x), i in index.items():
             for dy in (-1, 0, 1):
                 for dx in (-1, 0, 1):
                     j = index.get((y + dy, x + dx))
                     if j is not None and j > i:
-                        union(i, j)
+                        self.union(i, j)
 
-        def groups() -> list[np.ndarray]:
-            roots = np.array([find(i) for i in range(len(coords))])
-            order = np.argsort(roots, kind="stable")
-            cuts = np.flatnonzero(np.diff(roots[order])) + 1
-            return np.split(order, cuts)
+    def find(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
 
-        def group_state(members: np.ndarray) -> State:
-            gy, gx = coords[members, 0], coords[members, 1]
-            y0, x0 = int(gy.min()), int(gx.min())
-            grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
-            grid[gy - y0, gx - x0] = values[members]
-            return grid, (x0, y0)
+    def union(self, i: int, j: int) -> bool:
+        """Join the groups of cells ``i`` and ``j``; False when they were one group already."""
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return False
+        self.parent[max(ri, rj)] = min(ri, rj)
+        return True
 
-        while True:
-            members = groups()
-            states = [group_state(m) for m in members]
-            info = [self.behaviour(s[0]) for s in states]
-            merged = False
-            # Groups that are not self-sufficient join their nearest neighbour.
-            for i, m in enumerate(members):
-                if info[i] is not None or len(members) == 1:
-                    continue
-                others = np.concatenate([members[j] for j in range(len(members)) if j != i])
-                d = np.abs(coords[m][:, None, :] - coords[others][None, :, :]).max(axis=2)
-                k = int(np.argmin(d.min(axis=0)))
-                if d.min() <= MERGE_DISTANCE:
-                    merged |= union(int(m[0]), int(others[k]))
-            if merged:
-                continue
-            # Self-sufficient groups whose envelopes come close: merge if they interact.
-            envelopes = [b.envelope(s[1]) if b else s for s, b in zip(states, info)]
-            boxes = [(e[1][0], e[1][1], e[1][0] + e[0].shape[1], e[1][1] + e[0].shape[0]) for e in envelopes]
-            near = 2 * self.stepper.reach
-            for i in range(len(members)):
-                for j in range(i + 1, len(members)):
-                    if info[i] is None or info[j] is None:
-                        continue
-                    bi, bj = boxes[i], boxes[j]
-                    if bi[0] - near >= bj[2] or bj[0] - near >= bi[2] or bi[1] - near >= bj[3] or bj[1] - near >= bi[3]:
-                        continue  # envelopes too far apart to share a neighbour
-                    if not _close(envelopes[i], envelopes[j], near):
-                        continue
-                    if self.interact(states[i], info[i], states[j], info[j]):
-                        merged |= union(int(members[i][0]), int(members[j][0]))
-            if not merged:
-                return [
-                    Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info)
-                ]
+    def groups(self) -> list[np.ndarray]:
+        """The cell indices of each group, groups ordered by their smallest index."""
+        roots = np.array([self.find(i) for i in range(len(self.coords))])
+        order = np.argsort(roots, kind="stable")
+        cuts = np.flatnonzero(np.diff(roots[order])) + 1
+        return np.split(order, cuts)
+
+    def state(self, members: np.ndarray) -> State:
+        """The cropped ``(cells, origin)`` of one group."""
+        gy, gx = self.coords[members, 0], self.coords[members, 1]
+        y0, x0 = int(gy.min()), int(gx.min())
+        grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
+        grid[gy - y0, gx - x0] = self.values[members]
+        return grid, (x0, y0)
 
 
 def _close(a: State, b: State, distance: int = 2) -> bool:

@@ -22,9 +22,14 @@ import math
 import os
 import time
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
+
+from ..arrays import check_device
+from ..errors import UsageError
+from ..rules.spec import resolve
 
 STEP_KINDS = ("sleep", "busy", "matmul")
 
@@ -38,6 +43,17 @@ class LoaderSetting:
     pin_memory: bool = False
     prefetch_factor: int | None = None
     persistent_workers: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("dataloader", "device-stream"):
+            raise UsageError(f"a loader setting is 'dataloader' or 'device-stream', got {self.kind!r}")
+        limit = max_workers()
+        if isinstance(self.num_workers, bool) or not isinstance(self.num_workers, int) \
+                or not 0 <= self.num_workers <= limit:
+            raise UsageError(f"num_workers must be a whole number in 0..{limit} (this machine has "
+                             f"{os.cpu_count() or 1} CPUs), got {self.num_workers!r}")
+        if self.prefetch_factor is not None:
+            _whole(self.prefetch_factor, "prefetch_factor", 1, 1024)
 
     @property
     def label(self) -> str:
@@ -88,11 +104,53 @@ class BenchConfig:
     seed: int = 0
     device: str = "cpu"
 
+    threads: int | None = None  # torch's intra-op threads for the run (None: leave torch's setting)
+
     def __post_init__(self) -> None:
         if self.step not in STEP_KINDS:
-            raise ValueError(f"step must be one of {', '.join(STEP_KINDS)}, got {self.step!r}")
-        if self.step_ms < 0 or self.batches < 1 or self.epochs < 1 or self.batch_size < 1:
-            raise ValueError("step_ms must be >= 0 and batches, epochs, batch_size >= 1")
+            raise UsageError(f"step must be one of {', '.join(STEP_KINDS)}, got {self.step!r}")
+        if isinstance(self.step_ms, bool) or not isinstance(self.step_ms, (int, float)) \
+                or not math.isfinite(self.step_ms) or not 0 <= self.step_ms <= MAX_STEP_MS:
+            raise UsageError(f"step_ms must be a number of milliseconds in 0..{MAX_STEP_MS:g}, got {self.step_ms!r}")
+        for name in ("batches", "epochs", "batch_size", "generations", "seed"):
+            _whole(getattr(self, name), name, 0 if name in ("generations", "seed") else 1)
+        if self.threads is not None:
+            _whole(self.threads, "threads", 1, MAX_THREADS)
+        warmup = self.warmup if isinstance(self.warmup, tuple) else (self.warmup, self.warmup)
+        if len(warmup) != 2 or warmup[0] > warmup[1]:
+            raise UsageError(f"warmup must be a count or a (lo, hi) pair with lo <= hi, got {self.warmup!r}")
+        for value in warmup:
+            _whole(value, "warmup", 0)
+        if not (isinstance(self.shape, tuple) and len(self.shape) == 2):
+            raise UsageError(f"shape must be (height, width), got {self.shape!r}")
+        for value in self.shape:
+            _whole(value, "shape", 1)
+        resolve(self.rule)  # RuleError now, not in a worker later
+        check_device(self.device)
+
+
+#: DataLoader workers a setting may ask for per CPU (at least ``MIN_WORKER_CAP`` in all): more only
+#: queue behind each other, and each is a process with its own torch.
+WORKERS_PER_CPU = 4
+MIN_WORKER_CAP = 16
+#: The most torch threads a bench may ask for (a sanity bound, not a tuning hint).
+MAX_THREADS = 4096
+#: The longest simulated training step (one minute): longer ones make a run of hours.
+MAX_STEP_MS = 60_000.0
+
+
+def max_workers() -> int:
+    """The largest ``num_workers`` a :class:`LoaderSetting` accepts: ``WORKERS_PER_CPU`` per CPU, at least 16."""
+    return max(MIN_WORKER_CAP, WORKERS_PER_CPU * (os.cpu_count() or 1))
+
+
+def _whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an int in ``minimum..maximum``; :class:`UsageError` (naming ``name``) otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum \
+            or (maximum is not None and value > maximum):
+        bound = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+        raise UsageError(f"{name} must be a whole number {bound}, got {value!r}")
+    return value
 
 
 def default_settings(quick: bool = False) -> list[LoaderSetting]:
@@ -200,7 +258,8 @@ def measure(setting: LoaderSetting, config: BenchConfig) -> LoaderResult:
             options = {"prefetch_factor": setting.prefetch_factor or 2,
                        "persistent_workers": setting.persistent_workers,
                        "multiprocessing_context": "fork"}
-        warnings.filterwarnings("ignore", message="This DataLoader will create")  # more workers than cores: measured on purpose
+        # more workers than cores: measured on purpose
+        warnings.filterwarnings("ignore", message="This DataLoader will create")
         loader = DataLoader(dataset, batch_size=config.batch_size, shuffle=False, num_workers=setting.num_workers,
                             pin_memory=setting.pin_memory and torch.cuda.is_available(), **options)
         for epoch in range(config.epochs):
@@ -228,6 +287,8 @@ def bench(
     on_result: Callable[[LoaderResult], None] | None = None,
 ) -> list[LoaderResult]:
     """Measure every setting in turn (``default_settings()`` when none are given)."""
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
     results = []
     for setting in settings or default_settings():
         result = measure(setting, config)
@@ -247,7 +308,8 @@ def verdict(results: list[LoaderResult], config: BenchConfig) -> list[str]:
         f"Winner: {best.setting.label}, {best.samples_per_second:,.0f} samples/s; the consumer waited "
         f"{best.wait_fraction:.0%} of the time."
     ]
-    close = [r.setting.label for r in results if r is not best and r.samples_per_second >= 0.95 * best.samples_per_second]
+    close = [r.setting.label for r in results
+             if r is not best and r.samples_per_second >= 0.95 * best.samples_per_second]
     if close:
         lines.append(f"Within 5% of the winner (a tie at this run length): {', '.join(close)}.")
     step_bound = config.batch_size / (config.step_ms / 1000.0) if config.step_ms > 0 else math.inf
@@ -258,51 +320,66 @@ def verdict(results: list[LoaderResult], config: BenchConfig) -> list[str]:
             f"With num_workers=0 generation and the step run one after the other: the consumer waits "
             f"{serial.wait_fraction:.0%} of the time ({serial.samples_per_second:,.0f} samples/s)."
         )
-    workers = [r for r in results if r.setting.kind == "dataloader" and r.setting.num_workers]
-    if workers:
-        fastest = max(workers, key=lambda r: r.samples_per_second)
-        lines.append(
-            f"Workers overlap generation with the step: the best worker setting ({fastest.setting.label}) waits "
-            f"{fastest.wait_fraction:.0%}."
-        )
-        counts = sorted({r.setting.num_workers for r in workers})
-        plain = {n: by_label.get(f"DataLoader workers={n} prefetch=2") for n in counts}
-        plain = {n: r for n, r in plain.items() if r is not None}
-        if len(plain) > 1:
-            cpus = os.cpu_count() or 1
-            figures = ", ".join(f"{n}: {r.samples_per_second:,.0f}" for n, r in plain.items())
-            lines.append(f"samples/s by num_workers ({figures}); this machine has {cpus} CPUs, and workers beyond "
-                         f"the free cores compete with each other and with the consumer.")
-        for n in counts:
-            base, kept = by_label.get(f"DataLoader workers={n} prefetch=2"), by_label.get(f"DataLoader workers={n} prefetch=2 persistent")
-            if base is not None and kept is not None:
-                lines.append(
-                    f"persistent_workers (workers={n}): {kept.samples_per_second:,.0f} vs {base.samples_per_second:,.0f} "
-                    f"samples/s: workers start once, not once per epoch ({config.epochs} epochs here)."
-                )
-                break
-        base, deep = by_label.get("DataLoader workers=2 prefetch=2"), by_label.get("DataLoader workers=2 prefetch=4")
-        if base is not None and deep is not None:
-            lines.append(
-                f"prefetch_factor 4 vs 2: {deep.samples_per_second:,.0f} vs {base.samples_per_second:,.0f} samples/s: "
-                f"a deeper queue absorbs jitter but cannot beat the workers' throughput."
-            )
+    lines += _worker_lines(results, by_label, config)
     if not torch.cuda.is_available():
         lines.append("pin_memory has no effect here: there is no accelerator to copy to.")
     stream = by_label.get("DeviceStream")
     if stream is not None:
-        lines.append(
-            f"DeviceStream generates each batch in the consumer with the torch engine "
-            f"({stream.wait_seconds / max(1, stream.samples) * config.batch_size * 1e3:,.1f} ms per batch on {config.device}): "
-            f"no workers, no pickling, no copies; it waits {stream.wait_fraction:.0%}"
-            + (", and on an accelerator its kernels queue behind the step, so the host never waits." if config.device == "cpu"
-               else ".")
-        )
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        lines += _stream_lines(stream, config)
+    return lines
+
+
+def _worker_lines(results: list[LoaderResult], by_label: dict[str, LoaderResult], config: BenchConfig) -> list[str]:
+    """What the DataLoader worker settings show: overlap, worker count, persistence, prefetch depth."""
+    workers = [r for r in results if r.setting.kind == "dataloader" and r.setting.num_workers]
+    if not workers:
+        return []
+    fastest = max(workers, key=lambda r: r.samples_per_second)
+    lines = [
+        f"Workers overlap generation with the step: the best worker setting ({fastest.setting.label}) waits "
+        f"{fastest.wait_fraction:.0%}."
+    ]
+    counts = sorted({r.setting.num_workers for r in workers})
+    plain = {n: by_label.get(f"DataLoader workers={n} prefetch=2") for n in counts}
+    plain = {n: r for n, r in plain.items() if r is not None}
+    if len(plain) > 1:
         cpus = os.cpu_count() or 1
-        if config.device == "cpu" and torch.get_num_threads() > 1 and load > cpus:
+        figures = ", ".join(f"{n}: {r.samples_per_second:,.0f}" for n, r in plain.items())
+        lines.append(f"samples/s by num_workers ({figures}); this machine has {cpus} CPUs, and workers beyond "
+                     f"the free cores compete with each other and with the consumer.")
+    for n in counts:
+        base = by_label.get(f"DataLoader workers={n} prefetch=2")
+        kept = by_label.get(f"DataLoader workers={n} prefetch=2 persistent")
+        if base is not None and kept is not None:
             lines.append(
-                f"Note: load average {load:.1f} on {cpus} CPUs: torch's {torch.get_num_threads()} OpenMP threads wait for "
-                f"each other on a busy machine, which slows DeviceStream on the CPU; try --threads 1."
+                f"persistent_workers (workers={n}): {kept.samples_per_second:,.0f} vs {base.samples_per_second:,.0f} "
+                f"samples/s: workers start once, not once per epoch ({config.epochs} epochs here)."
             )
+            break
+    base, deep = by_label.get("DataLoader workers=2 prefetch=2"), by_label.get("DataLoader workers=2 prefetch=4")
+    if base is not None and deep is not None:
+        lines.append(
+            f"prefetch_factor 4 vs 2: {deep.samples_per_second:,.0f} vs {base.samples_per_second:,.0f} samples/s: "
+            f"a deeper queue absorbs jitter but cannot beat the workers' throughput."
+        )
+    return lines
+
+
+def _stream_lines(stream: LoaderResult, config: BenchConfig) -> list[str]:
+    """What DeviceStream's figures show, and a note when a loaded CPU slows its OpenMP threads."""
+    per_batch_ms = stream.wait_seconds / max(1, stream.samples) * config.batch_size * 1e3
+    queued = ", and on an accelerator its kernels queue behind the step, so the host never waits."
+    lines = [
+        f"DeviceStream generates each batch in the consumer with the torch engine "
+        f"({per_batch_ms:,.1f} ms per batch on {config.device}): "
+        f"no workers, no pickling, no copies; it waits {stream.wait_fraction:.0%}"
+        + (queued if config.device == "cpu" else ".")
+    ]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    cpus = os.cpu_count() or 1
+    if config.device == "cpu" and torch.get_num_threads() > 1 and load > cpus:
+        lines.append(
+            f"Note: load average {load:.1f} on {cpus} CPUs: torch's {torch.get_num_threads()} OpenMP threads wait for "
+            f"each other on a busy machine, which slows DeviceStream on the CPU; try --threads 1."
+        )
     return lines

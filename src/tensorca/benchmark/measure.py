@@ -9,7 +9,10 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import UsageError
 
 
 def is_cuda(device: str | None) -> bool:
@@ -30,6 +33,8 @@ def time_calls(fn: Callable[[], Any], *, device: str | None = "cpu", repeats: in
     On CUDA each call sits between two recorded events and the device is synchronised once at the
     end (so the host never stalls between calls); on the CPU, ``perf_counter`` around each call.
     """
+    if repeats < 1 or warmup < 0:
+        raise UsageError(f"timing needs repeats >= 1 and warmup >= 0, got repeats={repeats}, warmup={warmup}")
     for _ in range(warmup):
         fn()
     synchronize(device)
@@ -72,7 +77,8 @@ def machine() -> dict:
 
     import numpy as np
 
-    info = {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count(), "cpu": platform.processor()}
+    info = {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count(),
+            "cpu": platform.processor()}
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:

@@ -1,6 +1,7 @@
 """The benchmark sweep: CUPS per engine and device over grid size and batch size, and the breakdown.
 
-For every available engine and device:
+For every engine in the registry (:func:`tensorca.engines.engine_infos`) and each device it is
+registered to run on here:
 
 - **overheads** on a tiny 8x8 grid: the fixed cost of one engine call (``call_s``) and of one
   generation (``gen_s``), from calls of 1 and of ``G`` generations;
@@ -8,8 +9,9 @@ For every available engine and device:
   inside the time budget; each point runs enough generations to take ~``target_s``;
 - **batch sweep**: 64^2 grids in batches of 1, 16, 256 (and 1024 outside ``quick``);
 - **transfers** (CUDA only): host-to-device and device-to-host copy of the largest grid;
-- **compile / graphs** (torch engine): the same mid-size point with ``compile=True`` (first-call
-  compile seconds and the steady speed-up) and, on CUDA, with CUDA graphs.
+- **compile / graphs** (engines with ``with_options(compile=..., cuda_graphs=...)``, i.e. torch):
+  the same mid-size point with ``compile=True`` (first-call compile seconds and the steady
+  speed-up) and, on CUDA, with CUDA graphs.
 
 CUPS = cell updates per second = cells x generations / median seconds of ``engine.advance`` on
 data already in the engine's array type and device (timed with device synchronisation).
@@ -20,12 +22,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..engines import engine_names, get_engine
-from ..errors import EngineError
+from ..engines import engine_info, engine_infos, get_engine
+from ..engines.registry import devices_here
+from ..errors import EngineError, MissingDependencyError, UsageError
 from ..rules import parse_rule
 from ..topology import Topology
 from .measure import machine, median_time, time_once
@@ -119,7 +123,8 @@ def _point(engine: Any, rule, device: str, batch: int, side_h: int, side_w: int,
            sweep: str, variant: str = "eager", warmup: int = 1) -> BenchRow:
     topology = Topology.torus(side_w, side_h)
     cells = _prepare(engine, _grid(batch, side_h, side_w), device)
-    seconds = median_time(lambda: engine.advance(cells, rule, topology, gens), device=device, repeats=repeats, warmup=warmup)
+    seconds = median_time(lambda: engine.advance(cells, rule, topology, gens), device=device, repeats=repeats,
+                          warmup=warmup)
     cups = batch * side_h * side_w * gens / seconds if seconds > 0 else float("inf")
     return BenchRow(engine.name, device, variant, sweep, batch, side_h, side_w, gens, seconds, cups)
 
@@ -129,25 +134,137 @@ def _gens_for(seconds_per_cell_gen: float, cells: int, target_s: float, gen_s: f
     return int(max(1, min(cap, target_s / max(per_gen, 1e-9))))
 
 
-def _engines_and_devices(engines: list[str] | None, devices: list[str] | None) -> list[tuple[str, str | None, str]]:
-    """``(engine, device or None, reason)`` for every engine asked for; reason set when unavailable."""
-    out = []
-    for name in engines or engine_names():
+def bench_targets(engines: list[str] | None = None,
+                  devices: list[str] | None = None) -> list[tuple[str, str | None, str]]:
+    """``(engine, device or None, reason)`` for every engine asked for (default: the registry's, in
+    order of preference) on each device it is registered to run on here; reason set when unavailable."""
+    out: list[tuple[str, str | None, str]] = []
+    for name in engines or [info.name for info in engine_infos()]:
         try:
+            info = engine_info(name)
             engine = get_engine(name)
-        except EngineError as exc:
+        except (EngineError, MissingDependencyError) as exc:
             out.append((name, None, str(exc)))
             continue
-        found = engine.devices()
-        if name == "bitpack-gpu" and "cuda" not in found:
-            out.append((name, None, "needs a CUDA device (here only Triton's interpreter, which is for tests)"))
+        kinds = devices_here(info)
+        found = [d for d in engine.devices() if d.split(":")[0] in kinds]
+        if not found:
+            runs_on = ", ".join(sorted(info.default_costs)) or "its devices"
+            out.append((name, None, f"runs on {runs_on}, none of which is usable here"))
             continue
         wanted = [d for d in found if devices is None or d in devices or d.split(":")[0] in devices]
         if not wanted:
-            out.append((name, None, f"no device here among {devices or ['cpu', 'cuda']} (has: {', '.join(found) or 'none'})"))
+            out.append((name, None, f"no device here among {devices or ['cpu', 'cuda']} (has: {', '.join(found)})"))
         for device in wanted:
             out.append((name, device, ""))
     return out
+
+
+@dataclasses.dataclass
+class _Settings:
+    """What one sweep measures: the rule, the time budget and target per call, repeats, options."""
+
+    rule: Any
+    quick: bool
+    budget_s: float
+    target_s: float
+    repeats: int
+    compile: bool | None
+
+
+class _Sweep:
+    """The measurements of one engine on one device, appended to ``rows`` as they are made."""
+
+    def __init__(self, engine: Any, device: str, settings: _Settings, keep: Callable[[BenchRow], BenchRow]):
+        self.engine, self.device, self.settings, self.keep = engine, device, settings, keep
+        self.summary = EngineSummary(engine.name, device, True)
+        self.call_s = self.gen_s = 0.0  # set by overheads()
+        self.per_cell = 1e-9
+        self.grid_rows: list[BenchRow] = []
+
+    def point(self, batch: int, side_h: int, side_w: int, gens: int, sweep: str, engine: Any = None,
+              variant: str = "eager", repeats: int | None = None) -> BenchRow:
+        return _point(engine or self.engine, self.settings.rule, self.device, batch, side_h, side_w, gens,
+                      repeats or self.settings.repeats, sweep, variant)
+
+    def overheads(self) -> None:
+        """First call (compiles/loads kernels), then 1 vs G generations on a tiny grid."""
+        engine, rule, device = self.engine, self.settings.rule, self.device
+        time_once(lambda: engine.advance(_prepare(engine, _grid(1, TINY, TINY), device), rule,
+                                         Topology.torus(TINY, TINY), 1), device)
+        g_tiny, repeats = 32, max(self.settings.repeats, 5)
+        one = self.keep(self.point(1, TINY, TINY, 1, "tiny", repeats=repeats))
+        many = self.keep(self.point(1, TINY, TINY, g_tiny, "tiny", repeats=repeats))
+        self.gen_s = max(0.0, (many.seconds - one.seconds) / (g_tiny - 1))
+        self.call_s = max(0.0, one.seconds - self.gen_s)
+        self.summary.gen_s, self.summary.call_s = self.gen_s, self.call_s
+
+    def grid_sweep(self) -> BenchRow | None:
+        """Square grids at batch 1 while the next point fits the budget; the fastest point (or None)."""
+        s, summary, repeats = self.settings, self.summary, self.settings.repeats
+        spent = 0.0
+        for side in GRID_SIDES:
+            if s.quick and side > QUICK_MAX_SIDE:
+                break
+            cells = side * side
+            estimate = (self.gen_s + cells * self.per_cell) * (repeats + 1) + self.call_s * (repeats + 1)
+            if self.grid_rows and spent + estimate > s.budget_s:
+                break
+            gens = _gens_for(self.per_cell, cells, s.target_s, self.gen_s)
+            t0 = time.perf_counter()
+            try:
+                row = self.keep(self.point(1, side, side, gens, "grid"))
+            except (MemoryError, RuntimeError) as exc:  # out of memory on the device: stop growing
+                if "memory" not in str(exc).lower() and not isinstance(exc, MemoryError):
+                    raise
+                break
+            spent += time.perf_counter() - t0
+            self.per_cell = max(1e-13, (row.seconds - self.call_s - gens * self.gen_s) / (gens * cells))
+            self.grid_rows.append(row)
+        if not self.grid_rows:
+            return None
+        # Steady state: the best throughput of the sweep (overheads amortised, before the grid
+        # outgrows the caches); the per-call cost that grows with the grid from 1 generation vs many.
+        peak = max(self.grid_rows, key=lambda r: r.cups)
+        summary.steady_cups, summary.steady_cells = peak.cups, peak.cells
+        one_big = self.point(1, peak.height, peak.width, 1, "grid-1gen")
+        extra = one_big.seconds - self.call_s - self.gen_s - peak.cells / peak.cups
+        summary.call_cell_s = max(0.0, extra / peak.cells)
+        return peak
+
+    def batch_sweep(self) -> None:
+        for batch in (BATCHES_QUICK if self.settings.quick else BATCHES_FULL):
+            gens = _gens_for(self.per_cell, batch * 64 * 64, self.settings.target_s, self.gen_s)
+            self.keep(self.point(batch, 64, 64, gens, "batch"))
+
+    def variants(self, peak: BenchRow) -> None:
+        """``compile=True`` (first call and speed-up) and, on CUDA, CUDA graphs."""
+        engine, device, s = self.engine, self.device, self.settings
+        side = min(peak.height, 1024)
+        base = self.point(1, side, side, 20, "variant")
+        if s.compile if s.compile is not None else (not s.quick or device.startswith("cuda")):
+            compiled = engine.with_options(compile=True)
+            cells = _prepare(engine, _grid(1, side, side), device)
+            self.summary.compile_first_s = time_once(
+                lambda: compiled.advance(cells, s.rule, Topology.torus(side, side), 1), device)
+            row = self.keep(self.point(1, side, side, 20, "variant", engine=compiled, variant="compile"))
+            self.summary.compile_speedup = base.seconds / row.seconds
+        if device.startswith("cuda"):
+            graphed = engine.with_options(cuda_graphs=True)
+            row = self.keep(self.point(1, 256, 256, 64, "variant", engine=graphed, variant="graphs"))
+            plain = self.point(1, 256, 256, 64, "variant")
+            self.summary.graphs_speedup = plain.seconds / row.seconds
+
+    def run(self) -> EngineSummary:
+        self.overheads()
+        peak = self.grid_sweep()
+        self.batch_sweep()
+        if self.device.startswith("cuda") and peak is not None:
+            self.summary.h2d_Bps, self.summary.d2h_Bps = _transfers(peak.height, peak.width, self.device,
+                                                                    self.settings.repeats)
+        if hasattr(self.engine, "with_options") and peak is not None:
+            self.variants(peak)
+        return self.summary
 
 
 def bench(
@@ -162,7 +279,8 @@ def bench(
     compile: bool | None = None,
     on_row: Callable[[BenchRow], None] | None = None,
 ) -> BenchReport:
-    """Measure every available engine and device (see the module docstring); returns a :class:`BenchReport`.
+    """Measure every engine in the registry on each device (see the module docstring); returns a
+    :class:`BenchReport`.
 
     ``budget_s``: seconds one engine/device may spend on its grid sweep (default 6 quick, 30
     full); a grid size is measured only if the previous point predicts it fits. ``target_s``: the
@@ -170,10 +288,13 @@ def bench(
     ``torch.compile`` (default: not in ``quick`` on CPU, where compiling takes tens of seconds).
     """
     began = time.perf_counter()
-    rule_value = parse_rule(rule)
-    budget_s = budget_s if budget_s is not None else (6.0 if quick else 30.0)
-    target_s = target_s if target_s is not None else (0.015 if quick else 0.06)
-    repeats = repeats if repeats is not None else (3 if quick else 7)
+    for label, value in (("budget_s", budget_s), ("target_s", target_s), ("repeats", repeats)):
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise UsageError(f"bench needs a positive, finite {label}, got {value!r}")
+    settings = _Settings(parse_rule(rule), quick, budget_s if budget_s is not None else (6.0 if quick else 30.0),
+                         target_s if target_s is not None else (0.015 if quick else 0.06),
+                         repeats if repeats is not None else (3 if quick else 7), compile)
+    rule_value, tiny = settings.rule, Topology.torus(TINY, TINY)
     rows: list[BenchRow] = []
     summaries: list[EngineSummary] = []
 
@@ -183,79 +304,15 @@ def bench(
             on_row(row)
         return row
 
-    for name, device, reason in _engines_and_devices(engines, devices):
+    for name, device, reason in bench_targets(engines, devices):
         if device is None:
             summaries.append(EngineSummary(name, "-", False, reason))
             continue
         engine = get_engine(name)
-        if not engine.supports(rule_value, Topology.torus(TINY, TINY)):
-            summaries.append(EngineSummary(name, device, False, engine.why_unsupported(rule_value, Topology.torus(TINY, TINY))))
+        if not engine.supports(rule_value, tiny):
+            summaries.append(EngineSummary(name, device, False, engine.why_unsupported(rule_value, tiny)))
             continue
-        summary = EngineSummary(name, device, True)
-        # Overheads on a tiny grid: first call (compiles/loads kernels), then 1 vs G generations.
-        time_once(lambda: engine.advance(_prepare(engine, _grid(1, TINY, TINY), device), rule_value,
-                                         Topology.torus(TINY, TINY), 1), device)
-        g_tiny = 32
-        one = keep(_point(engine, rule_value, device, 1, TINY, TINY, 1, max(repeats, 5), "tiny"))
-        many = keep(_point(engine, rule_value, device, 1, TINY, TINY, g_tiny, max(repeats, 5), "tiny"))
-        summary.gen_s = max(0.0, (many.seconds - one.seconds) / (g_tiny - 1))
-        summary.call_s = max(0.0, one.seconds - summary.gen_s)
-        # Grid sweep at batch 1.
-        per_cell = 1e-9
-        spent = 0.0
-        last = None
-        for side in GRID_SIDES:
-            if quick and side > QUICK_MAX_SIDE:
-                break
-            cells = side * side
-            estimate = (summary.gen_s + cells * per_cell) * (repeats + 1) + summary.call_s * (repeats + 1)
-            if last is not None and spent + estimate > budget_s:
-                break
-            gens = _gens_for(per_cell, cells, target_s, summary.gen_s)
-            t0 = time.perf_counter()
-            try:
-                row = keep(_point(engine, rule_value, device, 1, side, side, gens, repeats, "grid"))
-            except (MemoryError, RuntimeError) as exc:  # out of memory on the device: stop growing
-                if "memory" not in str(exc).lower() and not isinstance(exc, MemoryError):
-                    raise
-                break
-            spent += time.perf_counter() - t0
-            per_cell = max(1e-13, (row.seconds - summary.call_s - gens * summary.gen_s) / (gens * cells))
-            last = row
-        if last is not None:
-            # Steady state: the best throughput of the grid sweep (overheads amortised, before
-            # the grid outgrows the caches).
-            peak = max((r for r in rows if r.sweep == "grid" and r.engine == name and r.device == device),
-                       key=lambda r: r.cups)
-            summary.steady_cups, summary.steady_cells = peak.cups, peak.cells
-            last = peak
-            # Per-call cost that grows with the grid (packing, conversion): 1 generation vs many.
-            one_big = _point(engine, rule_value, device, 1, last.height, last.width, 1, repeats, "grid-1gen")
-            extra = one_big.seconds - summary.call_s - summary.gen_s - last.cells / last.cups
-            summary.call_cell_s = max(0.0, extra / last.cells)
-        # Batch sweep of 64^2 grids.
-        for batch in (BATCHES_QUICK if quick else BATCHES_FULL):
-            cells = batch * 64 * 64
-            gens = _gens_for(per_cell, cells, target_s, summary.gen_s)
-            keep(_point(engine, rule_value, device, batch, 64, 64, gens, repeats, "batch"))
-        if device.startswith("cuda") and last is not None:
-            summary.h2d_Bps, summary.d2h_Bps = _transfers(last.height, last.width, device, repeats)
-        if name == "torch" and last is not None:
-            side = min(last.height, 1024)
-            base = _point(engine, rule_value, device, 1, side, side, 20, repeats, "variant")
-            want_compile = compile if compile is not None else (not quick or device.startswith("cuda"))
-            if want_compile:
-                compiled = engine.with_options(compile=True)
-                cells = _prepare(engine, _grid(1, side, side), device)
-                summary.compile_first_s = time_once(lambda: compiled.advance(cells, rule_value, Topology.torus(side, side), 1), device)
-                row = keep(_point(compiled, rule_value, device, 1, side, side, 20, repeats, "variant", "compile"))
-                summary.compile_speedup = base.seconds / row.seconds
-            if device.startswith("cuda"):
-                graphed = engine.with_options(cuda_graphs=True)
-                row = keep(_point(graphed, rule_value, device, 1, 256, 256, 64, repeats, "variant", "graphs"))
-                plain = _point(engine, rule_value, device, 1, 256, 256, 64, repeats, "variant")
-                summary.graphs_speedup = plain.seconds / row.seconds
-        summaries.append(summary)
+        summaries.append(_Sweep(engine, device, settings, keep).run())
     return BenchReport(rule=rule_value.canonical(), quick=quick, machine=machine(), rows=rows, engines=summaries,
                        crossovers=crossovers(rows), seconds=time.perf_counter() - began)
 
@@ -283,7 +340,8 @@ def crossovers(rows: list[BenchRow]) -> list[dict]:
         for r in rows:
             if r.sweep == sweep and r.variant == "eager":
                 by_cells.setdefault(r.cells, {})[f"{r.engine}@{r.device}"] = r.cups
-        leader_prev, cells_prev = None, None
+        leader_prev: str | None = None
+        cells_prev = 0
         for cells in sorted(by_cells):
             # Only compare engines measured at this size (slow engines stop early).
             leader = max(by_cells[cells].items(), key=lambda kv: kv[1])[0]

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UsageError
+
 MASK32 = 0xFFFFFFFF
 _M1 = 0x21F0AAAD
 _M2 = 0x735A2D97
@@ -28,7 +30,7 @@ _M2 = 0x735A2D97
 def item_rng(seed: int, index: int) -> np.random.Generator:
     """The NumPy generator of item ``index`` under ``seed`` (both non-negative integers)."""
     if seed < 0 or index < 0:
-        raise ValueError(f"seed and index must be non-negative, got seed={seed}, index={index}")
+        raise UsageError(f"seed and index must be non-negative, got seed={seed}, index={index}")
     return np.random.Generator(np.random.Philox(np.random.SeedSequence(int(seed), spawn_key=(int(index),))))
 
 
@@ -52,7 +54,7 @@ def fold(*words: int) -> int:
     key = 0x9E3779B9
     for word in words:
         if word < 0:
-            raise ValueError(f"seed words must be non-negative, got {word}")
+            raise UsageError(f"seed words must be non-negative, got {word}")
         while True:
             key = hash32(key ^ (word & MASK32))
             word >>= 32

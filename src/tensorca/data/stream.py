@@ -11,16 +11,19 @@ queued kernels, and the training step that consumes it simply queues behind them
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import torch
 
+from ..arrays import check_device
 from ..engines import get_engine
 from ..engines.base import Engine
-from ..errors import EngineError, GridError, TopologyError
+from ..errors import EngineError, GridError
 from ..rules.base import Rule
-from ..simulate import resolve_rule, resolve_topology
+from ..rules.spec import resolve
 from ..topology import Topology
+from .errors import DatasetTypeError
 from .seeding import MASK32, cell_bits, fold, hash32
 from .trajectories import _count, _range, _shape
 
@@ -70,11 +73,8 @@ class DeviceStream:
         backend: str | Engine = "torch",
     ) -> None:
         self.shape = _shape(shape)
-        self.rule, suffix = resolve_rule(rule)
-        given = resolve_topology(topology, self.shape)
-        if given is not None and suffix is not None and given != suffix:
-            raise TopologyError(f"topology {given} conflicts with the rule's suffix {suffix}")
-        self.topology = given or suffix or Topology.torus(self.shape[1], self.shape[0])
+        self.rule, topo = resolve(rule, topology, shape=self.shape)
+        self.topology = topo or Topology.torus(self.shape[1], self.shape[0])
         if not self.topology.bounded or self.topology.shape != self.shape:
             raise GridError(f"topology {self.topology} must be a bounded grid of shape {self.shape} (H, W)")
         if self.shape[0] * self.shape[1] > MASK32:
@@ -87,7 +87,8 @@ class DeviceStream:
         self.seed = _count(seed, "seed", 0)
         self.batches = None if batches is None else _count(batches, "batches", 0)
         self.first = _count(first, "first", 0)
-        self.device = torch.device(device)
+        check_device(device)  # typed errors for "meta", typos, or CUDA on a CPU-only torch
+        self.device = device if isinstance(device, torch.device) else torch.device(device.strip().lower())
         self.engine = backend if isinstance(backend, Engine) else get_engine(backend)
         if self.engine.array_module != "torch":
             raise EngineError(f"DeviceStream needs an engine that runs torch tensors; {self.engine.name!r} runs "
@@ -99,7 +100,7 @@ class DeviceStream:
 
     def __len__(self) -> int:
         if self.batches is None:
-            raise TypeError("an endless DeviceStream has no length; give batches= to bound it")
+            raise DatasetTypeError("an endless DeviceStream has no length; give batches= to bound it")
         return self.batches
 
     def start_states(self, batch: int) -> torch.Tensor:

@@ -19,18 +19,21 @@ the same bits as item by item, at the cost of one engine call per batch.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 from ..arrays import as_uint8_grid
-from ..errors import GridError, TopologyError
+from ..errors import GridError, TopologyError, UsageError
 from ..pattern import Pattern
 from ..rules.base import Rule
-from ..simulate import resolve_rule, resolve_topology, run
+from ..rules.spec import resolve
+from ..simulate import run
 from ..topology import Topology
+from .errors import DatasetIndexError, DatasetTypeError
 from .seeding import item_rng
 
 StartFunction = Callable[[np.random.Generator, tuple[int, int]], np.ndarray]
@@ -43,15 +46,16 @@ def _range(value: Any, name: str, lo_ok: float, hi_ok: float | None, integer: bo
     """``value`` as an inclusive ``(lo, hi)`` pair, validated; a single number gives ``(v, v)``."""
     pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
     if len(pair) != 2:
-        raise ValueError(f"{name} must be a number or a (lo, hi) pair, got {value!r}")
+        raise UsageError(f"{name} must be a number or a (lo, hi) pair, got {value!r}")
     kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
     for v in pair:
         if isinstance(v, bool) or not isinstance(v, kinds):
-            raise ValueError(f"{name} must be {'an integer' if integer else 'a number'} or a (lo, hi) pair, got {value!r}")
+            what = "an integer" if integer else "a number"
+            raise UsageError(f"{name} must be {what} or a (lo, hi) pair, got {value!r}")
     lo, hi = pair
     if lo > hi or lo < lo_ok or (hi_ok is not None and hi > hi_ok):
         bound = f"[{lo_ok}, {hi_ok}]" if hi_ok is not None else f">= {lo_ok}"
-        raise ValueError(f"{name} must lie in {bound} with lo <= hi, got {value!r}")
+        raise UsageError(f"{name} must lie in {bound} with lo <= hi, got {value!r}")
     return (int(lo), int(hi)) if integer else (float(lo), float(hi))
 
 
@@ -69,7 +73,7 @@ def _shape(shape: Any) -> tuple[int, int]:
 
 def _count(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -105,11 +109,8 @@ class _Spec:
         seed: int,
     ) -> None:
         self.shape = _shape(shape)
-        self.rule, suffix = resolve_rule(rule)
-        given = resolve_topology(topology if topology is not None else "torus", self.shape)
-        if suffix is not None and topology is not None and given != suffix:
-            raise TopologyError(f"topology {given} conflicts with the rule's suffix {suffix}")
-        self.topology: Topology = suffix if topology is None and suffix is not None else given  # type: ignore[assignment]
+        self.rule, topo = resolve(rule, topology, shape=self.shape)
+        self.topology: Topology = topo or Topology.torus(self.shape[1], self.shape[0])
         if not self.topology.bounded or self.topology.shape != self.shape:
             raise TopologyError(f"topology {self.topology} must be a bounded grid of shape {self.shape} (H, W)")
         self.generations = _count(generations, "generations", 0)
@@ -127,7 +128,7 @@ class _Spec:
             items = list(pattern) if several else [pattern]  # a nested list of numbers is one grid
             self.patterns = [_load_pattern(p) for p in items]
             if not self.patterns:
-                raise ValueError("pattern must name at least one pattern")
+                raise UsageError("pattern must name at least one pattern")
             height, width = self.shape
             for cells in self.patterns:
                 h, w = cells.shape
@@ -272,10 +273,10 @@ class Trajectories(Dataset):
 
     def _index(self, index: Any) -> int:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-            raise TypeError(f"dataset index must be an integer, got {type(index).__name__}")
+            raise DatasetTypeError(f"dataset index must be an integer, got {type(index).__name__}")
         i = int(index) + (self.length if index < 0 else 0)
         if not 0 <= i < self.length:
-            raise IndexError(f"index {int(index)} out of range for a dataset of {self.length} items")
+            raise DatasetIndexError(f"index {int(index)} out of range for a dataset of {self.length} items")
         return i
 
     def __getitem__(self, index: int) -> Sample:
@@ -348,11 +349,11 @@ class TrajectoryStream(IterableDataset):
         self.world_size = _count(world_size, "world_size", 1)
         self.rank = _count(rank, "rank", 0)
         if self.rank >= self.world_size:
-            raise ValueError(f"rank must be below world_size={self.world_size}, got {rank}")
+            raise UsageError(f"rank must be below world_size={self.world_size}, got {rank}")
 
     def __len__(self) -> int:
         if self.length is None:
-            raise TypeError("an endless TrajectoryStream has no length; give length= to bound it")
+            raise DatasetTypeError("an endless TrajectoryStream has no length; give length= to bound it")
         return self.length
 
     def shard(self) -> tuple[int, int]:

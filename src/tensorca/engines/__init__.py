@@ -1,6 +1,22 @@
-"""Simulation engines behind one small interface, registered by name with their facts."""
+"""Simulation engines behind one small interface, registered by name with their facts.
+
+Every engine fact lives in its :class:`EngineInfo` here (what it needs installed, where it runs,
+what it costs, which step specs it may run, whether a rule's kernels are compiled): the cost
+model behind ``auto``, ``bench``, ``verify`` and the soup search read them from the registry.
+
+The built-in cost defaults were measured on a 2-core AMD EPYC (Zen 5) with NumPy 2.4, torch 2.13
+CPU and Numba 0.68 (2026-11-30); the CUDA entries are estimates for a recent data-centre GPU
+(H100/H200 class) until ``tensorca bench --calibrate`` runs there. See :mod:`tensorca.costmodel`
+for what each parameter means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .base import Engine
+from .devices import cpu_and_cuda, cuda_available, cuda_only
 from .info import EngineCost, EngineInfo
 from .numpy_reference import NumpyEngine
 from .registry import (
@@ -14,16 +30,90 @@ from .registry import (
     unregister,
 )
 
-register(NumpyEngine(), EngineInfo("numpy", preference=40))
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Rule
+    from ..rules.stepspec import StepSpec
+    from ..topology import Topology
+
+#: The ``(perceive, update)`` kinds the NumPy reference and the torch engine run.
+GENERAL_KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
+
+
+def runs_kinds(kinds: frozenset[tuple[str, str]]) -> Callable[[StepSpec, Topology], bool]:
+    """A precheck passing the step specs whose ``spec.kinds`` are among ``kinds``."""
+
+    def precheck(spec: StepSpec, topology: Topology) -> bool:
+        return spec.kinds in kinds
+
+    return precheck
+
+
+def bitpack_precheck(spec: StepSpec, topology: Topology) -> bool:
+    """Two-state outer-totalistic Moore rules on a plain torus or bounded plane (no framework import)."""
+    from . import bitpack_circuit
+
+    return bitpack_circuit.why_not_bitpack(spec, topology) is None
+
+
+def bitpack_kernel_state(engine_name: str) -> Callable[[Rule], str]:
+    """``rule -> "loaded" | "disk" | "cold" | "none"`` for a bit-packed engine's generated kernels."""
+
+    def kernel_state(rule: Rule) -> str:
+        from . import bitpack_circuit
+
+        return bitpack_circuit.kernel_state(rule, engine_name)
+
+    return kernel_state
+
+
+_FAST = "pip install 'tensorca[fast]'"
+_TORCH = "pip install 'tensorca[torch]'"
+_GPU = "pip install 'tensorca[gpu]'"
+
+register(NumpyEngine(), EngineInfo(
+    "numpy", preference=40, precheck=runs_kinds(GENERAL_KINDS),
+    default_costs={"cpu": EngineCost(call_s=10e-6, gen_s=30e-6, cell_s=2.5e-9,
+                                     family_gen={"table": 1.0, "generations": 1.3, "ltl": 2.0},
+                                     family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4})},
+))
 # Engines that need an optional framework load on first use (see registry.register_lazy).
-register_lazy(EngineInfo("torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",),
-                         install="pip install 'tensorca[torch]'", imports="torch", preference=30))
-register_lazy(EngineInfo("dense-conv", "tensorca.engines.dense_conv:DenseConvEngine", requires=("torch",),
-                         install="pip install 'tensorca[torch]'", imports="torch", preference=50))
-register_lazy(EngineInfo("bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",),
-                         install="pip install 'tensorca[fast]'", imports="numba", preference=20))
-register_lazy(EngineInfo("bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"),
-                         install="pip install 'tensorca[gpu]'", imports="triton", preference=10))
+register_lazy(EngineInfo(
+    "torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",), install=_TORCH, imports="torch",
+    preference=30, devices=cpu_and_cuda, precheck=runs_kinds(GENERAL_KINDS),
+    default_costs={
+        "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
+                          family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
+                          family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5}),
+        "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=2e-12, import_s=1.5, transfer_Bps=12e9,
+                           family_gen={"table": 1.2, "generations": 1.5, "ltl": 2.0},
+                           family_cell={"table": 1.5, "generations": 2.0, "ltl": 3.0}),
+    },
+))
+register_lazy(EngineInfo(
+    "dense-conv", "tensorca.engines.dense_conv:DenseConvEngine", requires=("torch",), install=_TORCH,
+    imports="torch", preference=50, devices=cpu_and_cuda, precheck=bitpack_precheck,
+    default_costs={
+        "cpu": EngineCost(call_s=40e-6, gen_s=25e-6, cell_s=25e-9, import_s=0.9),
+        "cuda": EngineCost(call_s=100e-6, gen_s=80e-6, cell_s=20e-12, import_s=1.5, transfer_Bps=12e9),
+    },
+))
+# bitpack-cpu compile_s: a first run (B36/S23, 64x64, empty TENSORCA_CACHE_DIR) minus the same call
+# warm, Numba's import apart, in fresh processes on the 2-core EPYC (2026-12-01): 1.19, 1.16, 1.18 s
+# with the machine nearly idle (load average 1.2; wall time = the process's CPU time), median 1.2 s.
+# The same runs under load (load average 4.5-5.6) took 2.4-3.8 s of wall time for 1.2 s of CPU.
+register_lazy(EngineInfo(
+    "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
+    imports="numba", preference=20, precheck=bitpack_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
+    default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
+                                     compile_s=1.2, load_s=0.25, import_s=0.3)},
+))
+register_lazy(EngineInfo(
+    "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
+    imports="triton", preference=10, devices=cuda_only, precheck=bitpack_precheck,
+    kernel_state=bitpack_kernel_state("bitpack-gpu"),
+    default_costs={"cuda": EngineCost(call_s=60e-6, call_cell_s=5e-12, gen_s=6e-6, cell_s=0.1e-12, compile_s=3.0,
+                                      import_s=2.0, transfer_Bps=12e9)},
+))
 
 __all__ = [
     "Engine",
@@ -31,6 +121,7 @@ __all__ = [
     "EngineInfo",
     "NumpyEngine",
     "available_engines",
+    "cuda_available",
     "engine_info",
     "engine_infos",
     "engine_names",

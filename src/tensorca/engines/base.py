@@ -3,6 +3,12 @@
 An engine advances a batch of bounded grids by ``n`` generations. It never sees files, origins or
 the unbounded plane (the simulator handles those); it sees a ``(B, H, W)`` array of states, a rule
 value and a bounded topology value, and must compute exactly what the NumPy reference computes.
+
+Engines decide what they run from the rule's step spec (``rule.compile()``: its perceive and
+update kinds, ``n_states``, ``reach``), never from the rule's class: ``supports`` is False for
+kinds an engine does not know and ``advance`` raises :class:`~tensorca.errors.EngineError` for them.
+How an engine is found, what it needs installed and what it costs are registry facts
+(:mod:`tensorca.engines.registry`), not engine attributes.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ class Engine(ABC):
         return int(batch * height * width * per_cell) + 4096
 
     def cell_bytes(self, rule: Rule | None = None) -> float:
-        """Bytes per cell of :meth:`bytes_needed` for ``rule`` (engines refine by rule family)."""
+        """Bytes per cell of :meth:`bytes_needed` for ``rule`` (engines refine by the rule's step spec)."""
         return float(self.bytes_per_cell)
 
     def devices(self) -> list[str]:
@@ -53,10 +59,12 @@ class Engine(ABC):
 
     @abstractmethod
     def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> Any:
-        """Advance ``cells`` (``(B, H, W)`` ``uint8`` in the engine's array type) by ``generations``.
+        """Advance ``cells`` by ``generations`` (>= 0) generations of ``rule`` on ``topology``.
 
-        For torch engines ``cells`` is a tensor already on the device to run on.
-
-        ``topology`` is bounded (torus or plane) with ``topology.shape == cells.shape[1:]``.
-        Returns a new array of the same shape and dtype; the input is not modified.
+        ``cells``: ``(B, H, W)`` ``uint8`` states in the engine's :attr:`array_module` (NumPy
+        arrays, or torch tensors already on the device to run on). ``topology`` is bounded (any
+        kind the engine supports) with ``topology.shape == (H, W)``. Returns a new array of the
+        same shape, dtype and device, even for 0 generations (a copy); the input is never
+        modified. Raises :class:`~tensorca.errors.EngineError` when ``supports(rule, topology)``
+        is False (an unknown step-spec kind, or a topology the engine cannot pad).
         """

@@ -13,16 +13,15 @@ vertical adder below.
 
 The rule expression is a minimal sum of products found by Quine-McCluskey over the five inputs,
 with the impossible totals 10..15 as don't-cares; the complement is minimised too and the
-shortest of ``f``, ``~(~f)`` and ``(f ^ v) ^ v`` for each input ``v`` is kept. Expressions are plain Python text using only ``& | ^ ~``
-and parentheses, so the same string is valid inside a Numba function over ``uint64`` and a Triton
-kernel over ``uint32``.
+shortest of ``f``, ``~(~f)`` and ``(f ^ v) ^ v`` for each input ``v`` is kept. Expressions are
+plain Python text using only ``& | ^ ~`` and parentheses, so the same string is valid inside a
+Numba function over ``uint64`` and a Triton kernel over ``uint32``.
 
 Counts of logic operations per word (the "floor" the benchmarks compare against) come from
 :func:`op_count`.
 """
 
 from __future__ import annotations
-
 
 import hashlib
 import importlib.util
@@ -35,6 +34,11 @@ from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 from types import ModuleType
+
+from ..errors import EngineError
+from ..rules.base import Rule
+from ..rules.stepspec import StepSpec, TableUpdate
+from ..topology import Topology
 
 #: Input names of the rule expression, bit 0 of the truth-table index first.
 INPUTS = ("t0", "t1", "t2", "t3", "c")
@@ -211,35 +215,42 @@ def bs_table(birth: frozenset[int], survival: frozenset[int]) -> bytes:
     return bytes(table)
 
 
-def why_not_bitpack(rule, topology) -> str | None:
-    """``None`` when the bit-packed engines compute ``rule`` on ``topology`` exactly, else why not.
+def why_not_bitpack(spec: StepSpec | Rule, topology: Topology) -> str | None:
+    """``None`` when the bit-packed engines compute ``spec`` on ``topology`` exactly, else why not.
 
-    The class is exact: a two-state :class:`~tensorca.rules.base.TableRule` on the Moore
-    neighbourhood with birth/survival count sets whose B/S table is the rule's own table, on a
-    torus or a bounded plane.
+    ``spec`` is a rule's step spec (a rule is compiled here). The class is exact: a two-state
+    ``index3x3``/``table`` spec on the Moore neighbourhood with birth/survival count sets whose
+    B/S table is the spec's own table, on a plain torus or a bounded plane.
     """
-    from ..rules.base import TableRule
-
+    if not isinstance(spec, StepSpec):
+        spec = spec.compile()
     if not getattr(topology, "bounded", False) or topology.kind not in ("torus", "plane"):
         return f"topology {topology} is not a torus or bounded plane (bit-packed edges only wrap or stay dead)"
     if not topology.simple:
         return f"topology {topology} is a shifted torus; bit-packed edges only wrap plainly or stay dead"
-    if not isinstance(rule, TableRule):
-        return f"only two-state outer-totalistic Moore (B/S) rules run bit-packed, not {rule.family} rules"
-    if rule.n_states != 2:
-        return f"Generations rules ({rule.n_states} states) need more than one bit per cell"
-    if rule.neighbourhood != "M":
-        return f"the {rule.neighbourhood!r} neighbourhood is not the Moore neighbourhood the adders count"
-    if not rule.is_outer_totalistic_moore or rule.birth is None or rule.survival is None:
-        return f"rule kind {rule.kind!r} is not outer-totalistic (the adders see counts, not configurations)"
-    if bs_table(rule.birth, rule.survival) != bytes(rule.table):
+    update = spec.update
+    if spec.kinds != ("index3x3", "table") or not isinstance(update, TableUpdate):
+        return (f"only two-state outer-totalistic Moore (B/S) rules run bit-packed, not perceive "
+                f"{spec.kinds[0]!r} with update {spec.kinds[1]!r}")
+    if spec.n_states != 2:
+        return f"Generations rules ({spec.n_states} states) need more than one bit per cell"
+    if update.neighbourhood != "M":
+        return f"the {update.neighbourhood!r} neighbourhood is not the Moore neighbourhood the adders count"
+    if update.birth is None or update.survival is None:
+        return "the rule is not outer-totalistic (the adders see counts, not configurations)"
+    if bs_table(update.birth, update.survival) != update.table:
         return "the rule's table differs from the table of its birth/survival counts"
     return None
 
 
-def bs_sets(rule) -> tuple[frozenset[int], frozenset[int]]:
-    """``(birth, survival)`` of a supported rule (:func:`why_not_bitpack` is ``None``)."""
-    return frozenset(rule.birth), frozenset(rule.survival)
+def bs_sets(spec: StepSpec | Rule) -> tuple[frozenset[int], frozenset[int]]:
+    """``(birth, survival)`` of a supported spec or rule (:func:`why_not_bitpack` is ``None``)."""
+    if not isinstance(spec, StepSpec):
+        spec = spec.compile()
+    update = spec.update
+    if not isinstance(update, TableUpdate) or update.birth is None or update.survival is None:
+        raise EngineError(f"no birth/survival counts to run bit-packed: {why_not_bitpack(spec, Topology.plane(1, 1))}")
+    return frozenset(update.birth), frozenset(update.survival)
 
 
 # --- generated kernel modules ---------------------------------------------------------------------
@@ -266,7 +277,17 @@ def kernel_cache_dir() -> Path:
     raise OSError("no writable cache directory for generated bit-packed kernels (set TENSORCA_CACHE_DIR)")
 
 
-_MODULES: dict[str, ModuleType] = {}
+#: Generated-module name prefix of each bit-packed engine.
+PREFIXES = {"bitpack-cpu": "tensorca_bitpack_cpu", "bitpack-gpu": "tensorca_bitpack_gpu"}
+#: Rule-specific kernel modules one process loads for ``bitpack-cpu``; later rules share the generic
+#: module (:data:`GENERIC`). Numba never frees compiled code (LLVM MCJIT: numba issues 5976, 7831),
+#: so dropping a module would not return its ~6 MB; bounding how many are made does.
+MAX_SPECIALISED = 32
+#: The expression key of the generic kernels, which read the rule's truth table from an argument.
+GENERIC = "generic"
+
+#: ``(engine name, rule expression) -> module`` of every kernel module loaded in this process.
+_LOADED: dict[tuple[str, str], ModuleType] = {}
 _LOCK = threading.Lock()
 
 
@@ -276,26 +297,126 @@ def module_name(prefix: str, source: str, version: str) -> str:
     return f"{prefix}_{digest}"
 
 
-def load_generated_module(prefix: str, source: str, version: str) -> ModuleType:
-    """Import ``source`` as a module file in :func:`kernel_cache_dir` (written once, keyed by hash).
+def _index_path(directory: Path, engine: str, expression: str) -> Path:
+    """The small file naming the module generated last for ``expression`` (read by :func:`kernel_state`)."""
+    digest = hashlib.sha256(expression.encode()).hexdigest()[:16]
+    return directory / f"{PREFIXES[engine]}-expr-{digest}.ref"
+
+
+def load_generated_module(engine: str, expression: str, source: str, version: str) -> ModuleType:
+    """Import ``source``, the kernels of rule ``expression`` for ``engine`` (a key of
+    :data:`PREFIXES`), as a module file in :func:`kernel_cache_dir` (written once, keyed by hash).
 
     Numba (``cache=True``) and Triton both need kernels to live in a real file: Numba keys its
-    on-disk cache by the file, Triton reads the kernel source back with ``inspect``.
+    on-disk cache by the file, Triton reads the kernel source back with ``inspect``. Modules stay
+    imported for the life of the process (see :data:`MAX_SPECIALISED`).
     """
-    name = module_name(prefix, source, version)
+    name = module_name(PREFIXES[engine], source, version)
+    key = (engine, expression)
     with _LOCK:
-        if name in _MODULES:
-            return _MODULES[name]
-        path = kernel_cache_dir() / f"{name}.py"
-        if not path.exists() or path.read_text() != source:
-            tmp = path.with_name(f"{name}.{os.getpid()}.tmp")
-            tmp.write_text(source)
-            os.replace(tmp, path)
+        module = _LOADED.get(key)
+        if module is not None and module.__name__ == name:
+            return module
+        directory = kernel_cache_dir()
+        path = directory / f"{name}.py"
+        _write_if_changed(path, source)
+        _write_if_changed(_index_path(directory, engine, expression), name)
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:  # pragma: no cover - a plain .py file always loads
             raise ImportError(f"cannot load generated kernels from {path}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-        _MODULES[name] = module
+        _LOADED[key] = module
+        _compiled_on_disk.cache_clear()
         return module
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically unless it already holds exactly that."""
+    if path.exists() and path.read_text() == text:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def kernel_expression(engine: str, birth: frozenset[int], survival: frozenset[int]) -> str:
+    """The expression whose kernels run ``(birth, survival)`` on ``engine``: the rule's own
+    (:func:`rule_expression`), or :data:`GENERIC` for ``bitpack-cpu`` once this process has
+    loaded :data:`MAX_SPECIALISED` rule-specific modules and not this rule's."""
+    expression = rule_expression(birth, survival)
+    if engine != "bitpack-cpu" or (engine, expression) in _LOADED:
+        return expression
+    specialised = sum(1 for name, expr in list(_LOADED) if name == engine and expr != GENERIC)
+    return expression if specialised < MAX_SPECIALISED else GENERIC
+
+
+def generic_lines() -> list[str]:
+    """Source lines computing any rule from its truth table, then the name of the result.
+
+    ``L0..L31`` hold the table as words (all ones where the rule is 1; index as in
+    :func:`truth_table`); a tree of multiplexers ``a ^ ((a ^ b) & s)`` (``b`` where ``s`` is set)
+    selects on ``t0, t1, t2`` (totals 0..7) and on ``t0`` for totals 8 and 9, then on ``t3`` and
+    ``c``. Valid in Numba and Triton like :func:`rule_expression`.
+    """
+    lines: list[str] = []
+
+    def mux(name: str, select: str, a: str, b: str) -> None:
+        lines.append(f"{name} = {a} ^ (({a} ^ {b}) & {select})")
+
+    for c in (0, 1):
+        base = 16 * c
+        for k in range(4):
+            mux(f"p{c}{k}", "t0", f"L{base + 2 * k}", f"L{base + 2 * k + 1}")
+        mux(f"q{c}0", "t1", f"p{c}0", f"p{c}1")
+        mux(f"q{c}1", "t1", f"p{c}2", f"p{c}3")
+        mux(f"lo{c}", "t2", f"q{c}0", f"q{c}1")
+        mux(f"hi{c}", "t0", f"L{base + 8}", f"L{base + 9}")
+        mux(f"g{c}", "t3", f"lo{c}", f"hi{c}")
+    mux("r", "c", "g0", "g1")
+    return [*lines, "r"]
+
+
+def kernel_state(rule: Rule, engine_name: str) -> str:
+    """Whether ``rule``'s kernels for ``engine_name`` are ``"loaded"`` (imported in this process),
+    on ``"disk"`` (compiled before, in Numba's cache), ``"cold"`` (to be compiled first), or
+    ``"none"`` (not a bit-packed engine, or a rule it does not run).
+
+    Reads :data:`_LOADED` and the cache directory only: nothing is imported or compiled to ask.
+    Triton's own cache is not inspected, so ``bitpack-gpu`` is never ``"disk"``.
+    """
+    if engine_name not in PREFIXES:
+        return "none"
+    spec = rule.compile()
+    if why_not_bitpack(spec, Topology.plane(1, 1)) is not None:
+        return "none"
+    expression = kernel_expression(engine_name, *bs_sets(spec))
+    if (engine_name, expression) in _LOADED:
+        return "loaded"
+    if engine_name == "bitpack-gpu":
+        return "cold"
+    directory = _known_cache_dir(os.environ.get("TENSORCA_CACHE_DIR"))
+    if directory is None:
+        return "cold"
+    return "disk" if _compiled_on_disk(directory, engine_name, expression) else "cold"
+
+
+@lru_cache(maxsize=8)
+def _known_cache_dir(setting: str | None) -> str | None:
+    """:func:`kernel_cache_dir` for one ``TENSORCA_CACHE_DIR`` value, probed once (None: none writable)."""
+    try:
+        return str(kernel_cache_dir())
+    except OSError:
+        return None
+
+
+@lru_cache(maxsize=256)
+def _compiled_on_disk(directory: str, engine: str, expression: str) -> bool:
+    """Whether Numba's cache in ``directory`` holds the compiled kernel module of ``expression``
+    (asked once per process until a module is loaded: :func:`kernel_state` says "loaded" first)."""
+    try:
+        stem = _index_path(Path(directory), engine, expression).read_text().strip()
+        return any((Path(directory) / "__pycache__").glob(stem + ".*.nbi"))
+    except OSError:
+        return False

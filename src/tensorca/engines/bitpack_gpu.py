@@ -38,6 +38,7 @@ from typing import Any
 import torch
 import triton  # noqa: F401  (the engine is registered lazily; this import is what it needs)
 
+from ..errors import EngineError
 from ..rules.base import Rule
 from ..topology import Topology
 from .base import Engine
@@ -219,7 +220,7 @@ def kernel_module(expression: str) -> ModuleType:
     """The Triton kernels for ``expression`` (generated into the cache directory, imported once)."""
     # interpreted and compiled kernels are different objects: keep them apart
     version = _TEMPLATE_VERSION + ("-interpret" if interpreting() else "")
-    return load_generated_module("tensorca_bitpack_gpu", kernel_source(expression), version)
+    return load_generated_module("bitpack-gpu", expression, kernel_source(expression), version)
 
 
 def interpreting() -> bool:
@@ -264,7 +265,7 @@ class BitpackGpu:
             step = self.max_grids_per_launch
             return torch.cat([self.advance_packed(words[i : i + step], width, rule, torus, generations, mode)
                               for i in range(0, int(words.shape[0]), step)])
-        birth, survival = bs_sets(rule)
+        birth, survival = bs_sets(rule.compile())
         module = kernel_module(rule_expression(birth, survival))
         n, h, wp = (int(s) for s in words.shape)
         valid = width - (wp - 1) * 32
@@ -329,21 +330,20 @@ class BitpackGpuEngine(Engine):
         return ["cuda"] if torch.cuda.is_available() else []
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return why_not_bitpack(rule, topology) is None
+        return why_not_bitpack(rule.compile(), topology) is None
 
     def why_unsupported(self, rule: Rule, topology: Topology) -> str:
-        reason = why_not_bitpack(rule, topology)
+        reason = why_not_bitpack(rule.compile(), topology)
         return f"engine {self.name!r} cannot run {rule.canonical() or rule!r} on {topology}: {reason or 'supported'}"
 
     def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> Any:
-        from ..errors import EngineError
-
-        if not topology.simple:  # the packed edges only wrap plainly or stay dead
+        if why_not_bitpack(rule.compile(), topology) is not None:
             raise EngineError(self.why_unsupported(rule, topology))
         device = cells.device.type
         if device != "cuda" and not (interpreting() and device == "cpu"):
             raise EngineError(
-                f"engine 'bitpack-gpu' runs on CUDA tensors (or CPU tensors with TRITON_INTERPRET=1), got a {device} tensor"
+                f"engine 'bitpack-gpu' runs on CUDA tensors (or CPU tensors with TRITON_INTERPRET=1), "
+                f"got a {device} tensor"
             )
         width = int(cells.shape[2])
         words = pack_torch(cells == 1)

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UsageError
+
 _WORD_DTYPE = {64: np.dtype("<u8"), 32: np.dtype("<u4")}
 
 
@@ -37,7 +39,7 @@ def last_word_mask(width: int, bits: int) -> int:
 def pack(cells: np.ndarray, bits: int = 64) -> np.ndarray:
     """``(B, H, W)`` (or ``(H, W)``) cells -> ``(B, H, ceil(W/bits))`` ``uint64``/``uint32`` words."""
     if bits not in _WORD_DTYPE:
-        raise ValueError(f"bits must be 32 or 64, got {bits}")
+        raise UsageError(f"bits must be 32 or 64, got {bits}")
     cells = np.asarray(cells)
     *lead, width = cells.shape
     words = n_words(width, bits)

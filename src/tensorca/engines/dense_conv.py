@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import EngineError
-from ..rules.base import Rule, TableRule
+from ..rules.base import Rule
+from ..rules.stepspec import TableUpdate
 from ..topology import Topology
 from .base import Engine
 from .torch_kernels import moore_count_table
@@ -25,11 +26,12 @@ from .torch_kernels import moore_count_table
 def life_like_sets(rule: Rule) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """``(birth counts, survival counts)`` of a two-state outer-totalistic Moore rule, else None.
 
-    Derived from the rule's 512-entry table, so any spelling of such a rule qualifies.
+    Derived from the 512-entry table of the rule's step spec, so any spelling of such a rule qualifies.
     """
-    if not isinstance(rule, TableRule) or rule.n_states != 2:
+    spec = rule.compile()
+    if spec.perceive.kind != "index3x3" or not isinstance(spec.update, TableUpdate) or spec.n_states != 2:
         return None
-    counts = moore_count_table(rule.lookup_table())
+    counts = moore_count_table(spec.update.lookup())
     if counts is None:
         return None
     birth = tuple(n for n in range(9) if counts[n])

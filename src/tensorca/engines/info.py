@@ -9,7 +9,8 @@ model (``auto``), ``bench``, ``verify`` and the soup search read it, so adding a
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules.base import Rule

@@ -1,13 +1,14 @@
 """The NumPy reference engine: the definition of every rule. Short and obviously correct.
 
-Every step is two separate parts (perceive, then update):
+Every step runs the rule's compiled :class:`~tensorca.rules.stepspec.StepSpec` in its three parts:
 
 1. *perceive*: pad the grid of state-1 cells as the topology says (wrap for a torus, zeros for a
    bounded plane, a gather from :func:`~tensorca.topology.padding_index` for the other kinds),
-   then read each cell's neighbourhood: the 9-bit 3x3 index for table rules, or the count under
-   the neighbourhood mask for Larger than Life;
-2. *update*: look the index up in the rule's table (or test the count against the intervals) and
-   apply Generations decay when the rule has more than two states.
+   then read each cell's neighbourhood: the 9-bit 3x3 index (``index3x3``), the count under a
+   0/1 mask (``mask_count``) or a weighted sum (``weighted_count``);
+2. *update*: look the index up in the 512-entry table (``table``) or test the count against
+   the birth/survival intervals (``intervals``);
+3. *decay*: Generations states when the rule has more than two.
 
 Speed is not this engine's job; clarity is. Fast engines are checked against it bit for bit.
 """
@@ -16,10 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.base import LargerThanLifeRule, Rule, TableRule
-from ..rules.ltl import weight_levels
+from ..errors import EngineError
+from ..rules.base import Rule
+from ..rules.neighbourhoods import weight_levels
+from ..rules.stepspec import MaskCount, StepSpec, TableUpdate, WeightedCount
 from ..topology import Topology, padding_index
 from .base import Engine
+
+#: The ``(perceive, update)`` kinds this engine runs.
+KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
 
 
 def pad(alive: np.ndarray, radius: int, topology: Topology) -> np.ndarray:
@@ -85,19 +91,15 @@ def neighbourhood_count(alive: np.ndarray, mask: np.ndarray, topology: Topology)
     return count
 
 
-def ltl_count(cells: np.ndarray, rule: LargerThanLifeRule, topology: Topology) -> np.ndarray:
-    """``(B, H, W)`` count of every cell under ``rule``'s neighbourhood: the number of state-1 cells
-    under the mask, or for a weighted neighbourhood (int64) the weighted sum.
+def weighted_count(cells: np.ndarray, stage: WeightedCount, topology: Topology) -> np.ndarray:
+    """``(B, H, W)`` int64 weighted sum of every cell's window (see :class:`WeightedCount`).
 
-    A weighted count is decomposed into one 0/1 mask per distinct weight ``v``:
-    ``sum(v * neighbourhood_count(mask_v))``. With state weights ``sw`` every padded cell, off-grid
-    ones included, is in some state, so ``sum_s sw[s] * count(state == s)`` is
-    ``sw[0] * sum(weights) + sum_{s >= 1} (sw[s] - sw[0]) * count(state == s)``.
+    Decomposed into one 0/1 mask per distinct weight ``v``: ``sum(v * neighbourhood_count(mask_v))``.
+    With state weights ``sw`` every padded cell, off-grid ones included, is in some state, so
+    ``sum_s sw[s] * count(state == s)`` is ``sw[0] * sum(weights) + sum_{s >= 1} (sw[s] - sw[0]) *
+    count(state == s)``.
     """
-    if not rule.is_weighted:
-        return neighbourhood_count(cells == 1, rule.neighbourhood_mask(), topology)
-    weights = rule.neighbourhood_weights()
-    levels = weight_levels(weights)
+    levels = weight_levels(stage.weights)
 
     def weighted(alive: np.ndarray) -> np.ndarray:
         out = np.zeros(alive.shape, dtype=np.int64)
@@ -105,14 +107,24 @@ def ltl_count(cells: np.ndarray, rule: LargerThanLifeRule, topology: Topology) -
             out += value * neighbourhood_count(alive, mask, topology).astype(np.int64)
         return out
 
-    sw = rule.state_weights()
+    sw = stage.state_weights
     if sw is None:
         return weighted(cells == 1)
-    count = np.full(cells.shape, int(weights.sum()) * sw[0], dtype=np.int64)
-    for state in range(1, rule.n_states):
+    count = np.full(cells.shape, int(stage.weights.sum()) * sw[0], dtype=np.int64)
+    for state in range(1, len(sw)):
         if sw[state] != sw[0]:
             count += (sw[state] - sw[0]) * weighted(cells == state)
     return count
+
+
+def perceive(cells: np.ndarray, spec: StepSpec, topology: Topology) -> np.ndarray:
+    """``(B, H, W)`` what each cell perceives under ``spec.perceive``: 3x3 index, count or weighted sum."""
+    p = spec.perceive
+    if isinstance(p, MaskCount):
+        return neighbourhood_count(cells == 1, p.mask, topology)
+    if isinstance(p, WeightedCount):
+        return weighted_count(cells, p, topology)
+    return neighbourhood_index(cells == 1, topology)
 
 
 def in_intervals(count: np.ndarray, intervals: tuple[tuple[int, int], ...]) -> np.ndarray:
@@ -140,18 +152,20 @@ def apply_decay(cells: np.ndarray, on: np.ndarray, n_states: int) -> np.ndarray:
     return nxt
 
 
-def step_table(cells: np.ndarray, rule: TableRule, topology: Topology) -> np.ndarray:
-    """One generation of a 3x3 table rule on ``(B, H, W)`` uint8 states."""
-    index = neighbourhood_index(cells == 1, topology)
-    on = rule.lookup_table()[index].astype(bool)
-    return apply_decay(cells, on, rule.n_states)
+def update(cells: np.ndarray, perceived: np.ndarray, spec: StepSpec) -> np.ndarray:
+    """Boolean verdict of ``spec.update``: birth for state-0 cells, survival for state-1 cells."""
+    u = spec.update
+    if isinstance(u, TableUpdate):
+        return u.lookup()[perceived].astype(bool)
+    return np.where(cells == 1, in_intervals(perceived, u.survival), in_intervals(perceived, u.birth))
 
 
-def step_ltl(cells: np.ndarray, rule: LargerThanLifeRule, topology: Topology) -> np.ndarray:
-    """One generation of a Larger than Life rule on ``(B, H, W)`` uint8 states."""
-    count = ltl_count(cells, rule, topology)
-    on = np.where(cells == 1, in_intervals(count, rule.survival), in_intervals(count, rule.birth))
-    return apply_decay(cells, on, rule.n_states)
+def step(cells: np.ndarray, spec: StepSpec, topology: Topology) -> np.ndarray:
+    """One generation of ``spec`` on ``(B, H, W)`` uint8 states: perceive, update, decay."""
+    if spec.kinds not in KINDS:
+        raise EngineError(f"the NumPy reference has no step for perceive {spec.kinds[0]!r} with update "
+                          f"{spec.kinds[1]!r}")
+    return apply_decay(cells, update(cells, perceive(cells, spec, topology), spec), spec.n_states)
 
 
 class NumpyEngine(Engine):
@@ -161,17 +175,23 @@ class NumpyEngine(Engine):
 
     def cell_bytes(self, rule: Rule | None = None) -> float:
         # input + int16 padded grid + int16 index + bool verdict + output (+ decay temporaries);
-        # Larger than Life: int32 padded grid, prefix sums and counts.
-        if isinstance(rule, LargerThanLifeRule):
-            return 18.0 + (4.0 if rule.n_states > 2 else 0.0)
-        return 9.0 + (6.0 if rule is not None and rule.n_states > 2 else 0.0)
+        # counted neighbourhoods: int32 padded grid, prefix sums and counts.
+        if rule is None:
+            return 9.0
+        spec = rule.compile()
+        decay = spec.decay
+        if spec.perceive.kind != "index3x3":
+            return 18.0 + (4.0 if decay else 0.0)
+        return 9.0 + (6.0 if decay else 0.0)
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return isinstance(rule, (TableRule, LargerThanLifeRule)) and topology.bounded
+        return rule.compile().kinds in KINDS and topology.bounded
 
     def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int) -> np.ndarray:
-        step = step_table if isinstance(rule, TableRule) else step_ltl
+        spec = rule.compile()
+        if spec.kinds not in KINDS or not topology.bounded:
+            raise EngineError(self.why_unsupported(rule, topology))
         cells = np.asarray(cells, dtype=np.uint8)
         for _ in range(generations):
-            cells = step(cells, rule, topology)  # type: ignore[arg-type]
+            cells = step(cells, spec, topology)
         return cells.copy() if generations == 0 else cells

@@ -46,8 +46,8 @@ def register(engine: Engine, info: EngineInfo | None = None) -> Engine:
 
 def register_lazy(info: EngineInfo) -> None:
     """Register an engine by its facts; ``info.target`` (``"package.module:Class"``) loads it on first use."""
-    if info.target is None:
-        raise EngineError(f"register_lazy needs a 'module:Class' target for engine {info.name!r}")
+    if info.target is None or info.target.count(":") != 1:
+        raise EngineError(f"register_lazy needs a 'module:Class' target for engine {info.name!r}, got {info.target!r}")
     _INFOS[info.name] = info
     _LOADED.pop(info.name, None)
 
@@ -77,7 +77,7 @@ def installed(module: str) -> bool:
     return module in sys.modules or _findable(module)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _findable(module: str) -> bool:
     # find_spec walks sys.path: once per process, not on every run() call.
     try:
@@ -91,6 +91,13 @@ def missing(info: EngineInfo) -> list[str]:
     return [m for m in info.requires if not installed(m)]
 
 
+def devices_here(info: EngineInfo) -> tuple[str, ...]:
+    """Device kinds ``auto`` may use for ``info``'s engine here: none when a requirement is absent."""
+    if missing(info):
+        return ()
+    return tuple(info.devices())
+
+
 def get_engine(name: str) -> Engine:
     """The engine registered as ``name``, loaded on first use.
 
@@ -100,7 +107,8 @@ def get_engine(name: str) -> Engine:
     if name in _LOADED:
         return _LOADED[name]
     info = engine_info(name)
-    assert info.target is not None  # instances are always in _LOADED
+    if info.target is None:  # pragma: no cover - instances are always in _LOADED
+        raise EngineError(f"engine {name!r} is registered without an instance or a 'module:Class' target")
     absent = missing(info)
     if absent:
         raise MissingDependencyError(
@@ -112,7 +120,11 @@ def get_engine(name: str) -> Engine:
     except ImportError as exc:
         raise MissingDependencyError(f"backend {name!r} could not import {module_name} ({exc})",
                                      package=getattr(exc, "name", None), install=info.install or None) from exc
-    engine = getattr(module, class_name)()
+    factory = getattr(module, class_name, None)
+    if factory is None:
+        raise EngineError(f"backend {name!r}: module {module_name} has no {class_name} "
+                          f"(registered target {info.target!r})")
+    engine = factory()
     _LOADED[name] = engine
     return engine
 

@@ -1,17 +1,20 @@
 """``backend="torch"``: the dense tensor engine. Every rule family, any torch device, batched.
 
-Cells stay ``uint8`` ``(B, H, W)`` tensors on their device. One generation is *perceive* then
-*update* (kernels in :mod:`tensorca.engines.torch_kernels`):
+Cells stay ``uint8`` ``(B, H, W)`` tensors on their device. One generation runs the rule's step
+spec (:meth:`~tensorca.rules.base.Rule.compile`), *perceive* then *update* (kernels in
+:mod:`tensorca.engines.torch_kernels`):
 
-- two-state 3x3 rules and Generations (:class:`TableRule`): the 9-bit neighbourhood index of the
-  state-1 cells, looked up in the rule's 512-entry table (``path="index"``; ``path="conv"``
+- ``index3x3`` / ``table`` (two-state 3x3 rules and Generations): the 9-bit neighbourhood index
+  of the state-1 cells, looked up in the 512-entry table (``path="index"``; ``path="conv"``
   computes the same index with a weighted float32 ``conv2d``); when the table depends only on
   the centre and the Moore count (B/S Moore rules, whatever their spelling) the cheaper
   3x3 box count is used instead (``path="count"``, chosen by ``path="auto"``);
-- Larger than Life: counts under the neighbourhood mask from prefix sums (box sums for Moore);
-  weighted ones (``NW``, ``NG``) sum one such count per distinct weight (and weighted state);
+- ``mask_count`` / ``intervals`` (Larger than Life): counts under the 0/1 mask from prefix sums
+  (box sums for Moore); ``weighted_count`` (``NW``, ``NG``) sums one such count per distinct
+  weight (and weighted state);
 - then Generations decay. Padding follows the topology: wrap on a torus, dead on a plane, a
   gather of the border ring for shifted tori, Klein bottles, cross-surfaces and spheres.
+Other spec kinds are refused with :class:`~tensorca.errors.EngineError`.
 
 The generation loop issues tensor operations only: no ``.item()``, ``.cpu()`` or Python branching
 on tensor values, so on CUDA it never waits for the device. Observers (population per
@@ -26,13 +29,15 @@ of generations as a CUDA graph and replays it (CUDA only; grids up to ``graph_ma
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
 
-from ..errors import EngineError
-from ..rules.base import LargerThanLifeRule, Rule, TableRule
+from ..errors import EngineError, UsageError
+from ..rules.base import Rule
+from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
 from ..topology import Topology
 from . import torch_kernels as K
 from .base import Engine
@@ -64,92 +69,114 @@ def cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
+#: The ``(perceive, update)`` kinds this engine runs.
+KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
+
+
 def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = "auto") -> Step:
     """One generation of ``rule`` on ``topology`` as a function ``(B, H, W) uint8 -> uint8`` on ``device``.
 
-    The rule's tables are moved to ``device`` once, here; the returned function only launches
-    tensor operations.
+    Dispatches on the rule's step spec. The rule's tables are moved to ``device`` once, here; the
+    returned function only launches tensor operations.
     """
-    n_states = rule.n_states
-    if isinstance(rule, TableRule):
-        kind = K.padding(topology, 1, device)
-        table_np = rule.lookup_table()
-        count_np = K.moore_count_table(table_np)
-        if path == "count" and count_np is None:
-            raise EngineError(f"path='count' needs an outer-totalistic Moore rule; {rule.canonical()!r} is not")
-        if path == "count" or (path == "auto" and count_np is not None):
-            assert count_np is not None
-            bits = int(sum(int(v) << i for i, v in enumerate(count_np)))
-            shifts = torch.tensor(bits, dtype=torch.int32, device=device)
+    spec = rule.compile()
+    perceive, update, n_states = spec.perceive, spec.update, spec.n_states
+    if isinstance(perceive, Index3x3) and isinstance(update, TableUpdate):
+        return _table_step(update, n_states, topology, device, path, rule.canonical())
+    if isinstance(perceive, WeightedCount) and isinstance(update, IntervalUpdate):
+        return _weighted_step(perceive, update, n_states, topology, device)
+    if isinstance(perceive, MaskCount) and isinstance(update, IntervalUpdate):
+        return _mask_step(perceive, update, n_states, topology, device)
+    raise EngineError(f"torch engine has no step for perceive {spec.kinds[0]!r} with update {spec.kinds[1]!r}")
 
-            def step_count(cells: torch.Tensor) -> torch.Tensor:
-                alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
-                box = K.moore_box_count(alive, kind)
-                slot = (box + alive * 10).to(torch.int32)
-                on = ((shifts >> slot) & 1).to(torch.uint8)
-                return K.apply_decay(cells, on, n_states)
 
-            return step_count
-        table = torch.from_numpy(table_np).to(device)
-        weights = K.conv_weights(device) if path == "conv" else None
+def _table_step(update: TableUpdate, n_states: int, topology: Topology, device: torch.device, path: str,
+                name: str) -> Step:
+    """3x3 table rules: the Moore box count when the table allows it, else the 9-bit index."""
+    kind = K.padding(topology, 1, device)
+    table_np = update.lookup()
+    count_np = K.moore_count_table(table_np)
+    if path == "count" and count_np is None:
+        raise EngineError(f"path='count' needs an outer-totalistic Moore rule; {name!r} is not")
+    if path == "count" or (path == "auto" and count_np is not None):
+        assert count_np is not None
+        bits = int(sum(int(v) << i for i, v in enumerate(count_np)))
+        shifts = torch.tensor(bits, dtype=torch.int32, device=device)
 
-        def step_table(cells: torch.Tensor) -> torch.Tensor:
+        def step_count(cells: torch.Tensor) -> torch.Tensor:
             alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
-            index = K.conv_index(alive, kind, weights) if weights is not None else K.table_index(alive, kind)
-            on = K.lookup(table, index)
+            box = K.moore_box_count(alive, kind)
+            slot = (box + alive * 10).to(torch.int32)
+            on = ((shifts >> slot) & 1).to(torch.uint8)
             return K.apply_decay(cells, on, n_states)
 
-        return step_table
-    if isinstance(rule, LargerThanLifeRule) and rule.is_weighted:
-        wplan = K.WeightPlan.of(rule.neighbourhood_weights(), rule.state_weights())
-        kind = K.padding(topology, wplan.radius, device)
-        top = max([hi for _, hi in rule.birth + rule.survival] + [0])
-        if top <= 1 << 20:
-            # verdict[slot + (top + 2) * alive]; slot top + 1 (0 in both halves) takes every count
-            # below 0 or above top, which no interval lists.
-            verdict = np.concatenate([K.interval_table(rule.birth, top + 1), K.interval_table(rule.survival, top + 1)])
-            verdict[top + 1] = verdict[2 * top + 3] = 0
-            verdict_t = torch.from_numpy(verdict).to(device)
+        return step_count
+    table = torch.from_numpy(table_np).to(device)
+    weights = K.conv_weights(device) if path == "conv" else None
 
-            def step_weighted(cells: torch.Tensor) -> torch.Tensor:
-                alive = (cells == 1).to(torch.uint8)
-                count = K.weighted_count(cells, wplan, kind)
-                slot = torch.where((count < 0) | (count > top), top + 1, count).to(torch.int32)
-                on = K.lookup(verdict_t, slot + alive.to(torch.int32) * (top + 2))
-                return K.apply_decay(cells, on, n_states)
+    def step_table(cells: torch.Tensor) -> torch.Tensor:
+        alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
+        index = K.conv_index(alive, kind, weights) if weights is not None else K.table_index(alive, kind)
+        on = K.lookup(table, index)
+        return K.apply_decay(cells, on, n_states)
 
-            return step_weighted
+    return step_table
 
-        def in_intervals(count: torch.Tensor, intervals: tuple[tuple[int, int], ...]) -> torch.Tensor:
-            hit = torch.zeros(count.shape, dtype=torch.bool, device=count.device)
-            for lo, hi in intervals:
-                hit = hit | ((count >= lo) & (count <= hi))
-            return hit
 
-        def step_weighted_wide(cells: torch.Tensor) -> torch.Tensor:
-            count = K.weighted_count(cells, wplan, kind)
-            on = torch.where(cells == 1, in_intervals(count, rule.survival), in_intervals(count, rule.birth))
-            return K.apply_decay(cells, on.to(torch.uint8), n_states)
-
-        return step_weighted_wide
-    if isinstance(rule, LargerThanLifeRule):
-        mask = rule.neighbourhood_mask()
-        plan = K.MaskPlan.of(mask)
-        kind = K.padding(topology, plan.radius, device)
-        max_count = int(mask.sum())
-        # verdict[count + (max_count + 1) * alive]: birth intervals first, then survival.
-        verdict = np.concatenate([K.interval_table(rule.birth, max_count), K.interval_table(rule.survival, max_count)])
+def _weighted_step(perceive: WeightedCount, update: IntervalUpdate, n_states: int, topology: Topology,
+                   device: torch.device) -> Step:
+    """Weighted counts (``NW``, ``NG``): a verdict table when the counts are small, else comparisons."""
+    wplan = K.WeightPlan.of(perceive.weights, perceive.state_weights)
+    kind = K.padding(topology, wplan.radius, device)
+    top = max([hi for _, hi in update.birth + update.survival] + [0])
+    if top <= 1 << 20:
+        # verdict[slot + (top + 2) * alive]; slot top + 1 (0 in both halves) takes every count
+        # below 0 or above top, which no interval lists.
+        verdict = np.concatenate([K.interval_table(update.birth, top + 1), K.interval_table(update.survival, top + 1)])
+        verdict[top + 1] = verdict[2 * top + 3] = 0
         verdict_t = torch.from_numpy(verdict).to(device)
-        stride = max_count + 1
 
-        def step_ltl(cells: torch.Tensor) -> torch.Tensor:
+        def step_weighted(cells: torch.Tensor) -> torch.Tensor:
             alive = (cells == 1).to(torch.uint8)
-            count = K.mask_count(alive, plan, kind)
-            on = K.lookup(verdict_t, count + alive.to(torch.int32) * stride)
+            count = K.weighted_count(cells, wplan, kind)
+            slot = torch.where((count < 0) | (count > top), top + 1, count).to(torch.int32)
+            on = K.lookup(verdict_t, slot + alive.to(torch.int32) * (top + 2))
             return K.apply_decay(cells, on, n_states)
 
-        return step_ltl
-    raise EngineError(f"torch engine has no step for rule family {rule.family!r}")
+        return step_weighted
+
+    def in_intervals(count: torch.Tensor, intervals: tuple[tuple[int, int], ...]) -> torch.Tensor:
+        hit = torch.zeros(count.shape, dtype=torch.bool, device=count.device)
+        for lo, hi in intervals:
+            hit = hit | ((count >= lo) & (count <= hi))
+        return hit
+
+    def step_weighted_wide(cells: torch.Tensor) -> torch.Tensor:
+        count = K.weighted_count(cells, wplan, kind)
+        on = torch.where(cells == 1, in_intervals(count, update.survival), in_intervals(count, update.birth))
+        return K.apply_decay(cells, on.to(torch.uint8), n_states)
+
+    return step_weighted_wide
+
+
+def _mask_step(perceive: MaskCount, update: IntervalUpdate, n_states: int, topology: Topology,
+               device: torch.device) -> Step:
+    """0/1 mask counts (Larger than Life): box or run sums, then one verdict table lookup."""
+    plan = K.MaskPlan.of(perceive.mask)
+    kind = K.padding(topology, plan.radius, device)
+    max_count = int(perceive.mask.sum())
+    # verdict[count + (max_count + 1) * alive]: birth intervals first, then survival.
+    verdict = np.concatenate([K.interval_table(update.birth, max_count), K.interval_table(update.survival, max_count)])
+    verdict_t = torch.from_numpy(verdict).to(device)
+    stride = max_count + 1
+
+    def step_ltl(cells: torch.Tensor) -> torch.Tensor:
+        alive = (cells == 1).to(torch.uint8)
+        count = K.mask_count(alive, plan, kind)
+        on = K.lookup(verdict_t, count + alive.to(torch.int32) * stride)
+        return K.apply_decay(cells, on, n_states)
+
+    return step_ltl
 
 
 class TorchEngine(Engine):
@@ -163,7 +190,7 @@ class TorchEngine(Engine):
         self._steps: dict[tuple, Step] = {}
         self._graphs: dict[tuple, tuple[Any, torch.Tensor, torch.Tensor]] = {}
 
-    def with_options(self, **options: Any) -> "TorchEngine":
+    def with_options(self, **options: Any) -> TorchEngine:
         """A new engine with some options changed, e.g. ``get_engine("torch").with_options(compile=True)``."""
         return TorchEngine(**{**dataclasses.asdict(self.options), **options})
 
@@ -175,29 +202,33 @@ class TorchEngine(Engine):
         return ["cpu", "cuda"] if cuda_available() else ["cpu"]
 
     def cell_bytes(self, rule: Rule | None = None) -> float:
-        # uint8 input/alive/output, padded copy, int32 index or count, verdict; Larger than Life
-        # adds int32 prefix sums; Generations adds the decay temporaries.
-        if isinstance(rule, LargerThanLifeRule):
+        # uint8 input/alive/output, padded copy, int32 index or count, verdict; counted
+        # neighbourhoods add int32 prefix sums; Generations adds the decay temporaries.
+        spec = rule.compile() if rule is not None else None
+        if spec is not None and spec.perceive.kind != "index3x3":
             base = 22.0
         elif self.options.path == "conv":
             base = 24.0
         else:
             base = 12.0
-        return base + (4.0 if rule is not None and rule.n_states > 2 else 0.0)
+        return base + (4.0 if spec is not None and spec.decay else 0.0)
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        if not topology.bounded or not isinstance(rule, (TableRule, LargerThanLifeRule)):
+        spec = rule.compile()
+        if not topology.bounded or spec.kinds not in KINDS:
             return False
-        if self.options.path == "count" and isinstance(rule, TableRule):
-            return K.moore_count_table(rule.lookup_table()) is not None
+        if self.options.path == "count" and isinstance(spec.update, TableUpdate):
+            return K.moore_count_table(spec.update.lookup()) is not None
         return True
 
     def why_unsupported(self, rule: Rule, topology: Topology) -> str:
         if not topology.bounded:
             return "engine 'torch' runs bounded grids; the simulator handles the unbounded plane"
-        if isinstance(rule, TableRule) and self.options.path == "count":
+        kinds = rule.compile().kinds
+        if kinds == ("index3x3", "table") and self.options.path == "count":
             return f"engine 'torch' with path='count' needs an outer-totalistic Moore rule, not {rule.canonical()!r}"
-        return f"engine 'torch' does not support rule family {rule.family!r} ({rule.canonical()!r})"
+        return (f"engine 'torch' does not support rule {rule.canonical()!r} ({rule.family}): no step for perceive "
+                f"{kinds[0]!r} with update {kinds[1]!r}")
 
     # -- stepping ---------------------------------------------------------------------------
 
@@ -225,7 +256,7 @@ class TorchEngine(Engine):
         if tuple(cells.shape[1:]) != topology.shape:
             raise EngineError(f"grid shape {tuple(cells.shape[1:])} does not match topology {topology}")
         if generations < 0:
-            raise ValueError(f"generations must be non-negative, got {generations}")
+            raise UsageError(f"generations must be non-negative, got {generations}")
 
     def advance(self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int) -> torch.Tensor:
         """Advance a ``(B, H, W)`` uint8 tensor by ``generations`` on its own device (input untouched)."""

@@ -38,7 +38,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..rules.base import TABLE_WEIGHTS
+from ..errors import EngineError
+from ..rules.neighbourhoods import TABLE_WEIGHTS, weight_levels
 from ..topology import Topology, padding_ring
 from .numpy_reference import mask_runs  # the runs of a mask are plain Python: share them
 
@@ -65,7 +66,7 @@ class RingPad:
 _RING_PADS: dict[tuple[Topology, int, str], RingPad] = {}
 
 
-def padding(topology: Topology, radius: int, device: torch.device) -> "str | RingPad":
+def padding(topology: Topology, radius: int, device: torch.device) -> str | RingPad:
     """What :func:`pad` needs for ``topology``: ``"torus"``, ``"plane"`` or a cached :class:`RingPad`."""
     if topology.simple:
         return "torus" if topology.kind == "torus" else "plane"
@@ -80,7 +81,7 @@ def padding(topology: Topology, radius: int, device: torch.device) -> "str | Rin
     return ring
 
 
-def pad(cells: torch.Tensor, radius: int, kind: "str | RingPad") -> torch.Tensor:
+def pad(cells: torch.Tensor, radius: int, kind: str | RingPad) -> torch.Tensor:
     """Pad ``(B, H, W)`` by ``radius`` on each side of H and W: wrap on a torus, zeros on a plane.
 
     On a torus the radius may exceed the grid (the wrap repeats, as ``np.pad(mode="wrap")``).
@@ -92,7 +93,7 @@ def pad(cells: torch.Tensor, radius: int, kind: "str | RingPad") -> torch.Tensor
     batch, height, width = cells.shape
     if isinstance(kind, RingPad):
         if kind.radius != radius:
-            raise ValueError(f"padding built for radius {kind.radius}, asked for {radius}")
+            raise EngineError(f"padding built for radius {kind.radius}, asked for {radius}")
         out = cells.new_empty((batch, height + 2 * radius, width + 2 * radius))
         out[:, radius : radius + height, radius : radius + width] = cells
         flat = cells.reshape(batch, height * width).index_select(1, kind.src)
@@ -107,7 +108,7 @@ def pad(cells: torch.Tensor, radius: int, kind: "str | RingPad") -> torch.Tensor
     return rows.index_select(2, wrap_index(width, radius, cells.device))
 
 
-def table_index(alive: torch.Tensor, kind: "str | RingPad") -> torch.Tensor:
+def table_index(alive: torch.Tensor, kind: str | RingPad) -> torch.Tensor:
     """``(B, H, W)`` int32 9-bit neighbourhood index of ``alive`` (uint8 0/1), NW = 256 ... SE = 1."""
     _, height, width = alive.shape
     padded = pad(alive, 1, kind)
@@ -122,13 +123,13 @@ def conv_weights(device: torch.device, dtype: torch.dtype = torch.float32) -> to
     return torch.tensor(TABLE_WEIGHTS.astype(np.float32), dtype=dtype, device=device)[None, None]
 
 
-def conv_index(alive: torch.Tensor, kind: "str | RingPad", weights: torch.Tensor) -> torch.Tensor:
+def conv_index(alive: torch.Tensor, kind: str | RingPad, weights: torch.Tensor) -> torch.Tensor:
     """The 9-bit index as :func:`table_index`, from a weighted 3x3 ``conv2d`` (exact in float32)."""
     padded = pad(alive, 1, kind).to(weights.dtype)[:, None]
     return F.conv2d(padded, weights)[:, 0].to(torch.int32)
 
 
-def moore_box_count(alive: torch.Tensor, kind: "str | RingPad") -> torch.Tensor:
+def moore_box_count(alive: torch.Tensor, kind: str | RingPad) -> torch.Tensor:
     """``(B, H, W)`` uint8 number of live cells in each 3x3 box, centre included (0..9)."""
     _, height, width = alive.shape
     padded = pad(alive, 1, kind)
@@ -149,7 +150,7 @@ class MaskPlan:
     runs: tuple[tuple[int, int, int], ...]
 
     @classmethod
-    def of(cls, mask: np.ndarray) -> "MaskPlan":
+    def of(cls, mask: np.ndarray) -> MaskPlan:
         mask = np.asarray(mask)
         radius = mask.shape[0] // 2
         size = int(mask.sum())
@@ -161,7 +162,7 @@ class MaskPlan:
         return cls(radius, box, tuple(mask_runs(mask)))
 
 
-def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: "str | RingPad") -> torch.Tensor:
+def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: str | RingPad) -> torch.Tensor:
     """``(B, H, W)`` int32 number of live cells under a mask (see :class:`MaskPlan`) around each cell.
 
     A square mask (Moore; without the centre, the box minus the centre) is a box sum: one
@@ -173,7 +174,7 @@ def mask_count(alive: torch.Tensor, plan: MaskPlan, kind: "str | RingPad") -> to
     return _plan_sum(_row_prefix(alive, plan.radius, kind), alive, plan)
 
 
-def _row_prefix(alive: torch.Tensor, radius: int, kind: "str | RingPad") -> torch.Tensor:
+def _row_prefix(alive: torch.Tensor, radius: int, kind: str | RingPad) -> torch.Tensor:
     """``prefix[..., j]`` = sum of the padded ``alive`` rows ``[..., :j]`` (int32)."""
     padded = pad(alive, radius, kind).to(torch.int32)
     return F.pad(padded, (1, 0)).cumsum(dim=2, dtype=torch.int32)
@@ -215,9 +216,7 @@ class WeightPlan:
     dtype: torch.dtype
 
     @classmethod
-    def of(cls, weights: np.ndarray, state_weights: tuple[int, ...] | None) -> "WeightPlan":
-        from ..rules.ltl import weight_levels
-
+    def of(cls, weights: np.ndarray, state_weights: tuple[int, ...] | None) -> WeightPlan:
         weights = np.asarray(weights, dtype=np.int64)
         levels = tuple((v, MaskPlan.of(m)) for v, m in weight_levels(weights))
         if state_weights is None:
@@ -231,7 +230,7 @@ class WeightPlan:
         return cls(weights.shape[0] // 2, levels, passes, base, dtype)
 
 
-def weighted_count(cells: torch.Tensor, plan: WeightPlan, kind: "str | RingPad") -> torch.Tensor:
+def weighted_count(cells: torch.Tensor, plan: WeightPlan, kind: str | RingPad) -> torch.Tensor:
     """``(B, H, W)`` weighted count (``plan.dtype``) of ``cells`` (uint8 states) around each cell:
     ``base + sum over passes (state, factor) and levels (value, mask) of factor * value *
     (cells == state under mask)``, exactly the reference's decomposition."""
@@ -298,7 +297,7 @@ def interval_table(intervals: tuple[tuple[int, int], ...], max_count: int) -> np
     return hit
 
 
-def topology_kind(topology: Topology) -> "str | Topology":
+def topology_kind(topology: Topology) -> str | Topology:
     """A cache key for the padding ``topology`` needs: ``"torus"`` or ``"plane"`` for those
     (any size), else the topology value itself (its padding depends on its size)."""
     if topology.simple:

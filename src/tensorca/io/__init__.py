@@ -6,8 +6,11 @@ optionally gzip-compressed.
 - :func:`save` / :func:`dumps` write one; ``save`` picks the format from the extension.
 
 Every reader checks sizes against a cell budget (``max_cells``, default 2**31) before
-allocating, and reports malformed input as :class:`~tensorca.errors.PatternError` with a
-1-based line and column.
+allocating, and needs little working memory beside the array (runs, coordinates and macrocell
+nodes are kept in compact typed arrays, blank lines are counted, not listed). The text itself
+has a budget (``max_bytes``, default 256 MiB): gzip is decompressed in chunks and refused once
+it passes it. Malformed or oversized input raises :class:`~tensorca.errors.PatternError` with a
+1-based line and column where there is one.
 """
 
 from __future__ import annotations

@@ -8,13 +8,18 @@ allocating. The default is the number of bytes of a 2 GiB ``uint8`` array.
 
 from __future__ import annotations
 
-from ..errors import PatternError
+from ..errors import PatternError, UsageError
 
 #: Default largest ``H * W`` a reader will allocate (one ``uint8`` per cell: 2 GiB).
 DEFAULT_MAX_CELLS = 2**31
 
-#: Largest decompressed size accepted from a gzip file (guards against gzip bombs).
-DEFAULT_MAX_BYTES = 2**31
+#: Largest pattern text (after gzip decompression) a reader holds by default: 256 MiB. The text is
+#: working memory beside the array, so it has its own budget; a gzip stream is decompressed in
+#: chunks and refused as soon as it passes the budget.
+DEFAULT_MAX_BYTES = 2**28
+
+#: Text bytes allowed per cell of an explicit ``max_cells`` (a Life 1.06 line is ~16 bytes a cell).
+BYTES_PER_CELL = 16
 
 
 def resolve_max_cells(max_cells: int | None) -> int:
@@ -22,8 +27,29 @@ def resolve_max_cells(max_cells: int | None) -> int:
     if max_cells is None:
         return DEFAULT_MAX_CELLS
     if not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 1:
-        raise ValueError(f"max_cells must be a positive integer, got {max_cells!r}")
+        raise UsageError(f"max_cells must be a positive integer, got {max_cells!r}")
     return max_cells
+
+
+def resolve_max_bytes(max_bytes: int | None, max_cells: int | None) -> int:
+    """The text budget: ``max_bytes``, else derived from an explicit ``max_cells``
+    (``16 * max_cells + 1 MiB``), else :data:`DEFAULT_MAX_BYTES`."""
+    if max_bytes is not None:
+        if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 1:
+            raise UsageError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+        return max_bytes
+    if max_cells is not None:
+        return BYTES_PER_CELL * resolve_max_cells(max_cells) + 2**20
+    return DEFAULT_MAX_BYTES
+
+
+def check_text_size(size: int, max_bytes: int, source: str | None, what: str = "pattern text") -> None:
+    """Raise :class:`PatternError` naming the limit when ``size`` bytes exceed ``max_bytes``."""
+    if size > max_bytes:
+        raise PatternError(
+            f"{what} is larger than {max_bytes} bytes, the text budget (pass a larger max_bytes= to allow it)",
+            source=source,
+        )
 
 
 def check_area(

@@ -4,7 +4,8 @@ metadata lines."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..errors import PatternError, RuleError, TopologyError
 from ..topology import Topology
@@ -13,13 +14,15 @@ if TYPE_CHECKING:
     from ..pattern import Pattern
     from ..rules.base import Rule
 
-_INT = re.compile(r"[+-]?\d+")
-_EOL = re.compile(r"\r\n|\r|\n")  # Golly's line endings; not str.splitlines (form feeds etc.)
+_INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: int() would also take "٣"
+# A line's first non-blank character and the rest of its line; Golly's line endings are \r\n, \r and
+# \n (not str.splitlines, which also breaks at form feeds etc.).
+_NONBLANK = re.compile(r"\S[^\r\n]*")
 
 
 def parse_rule_in_file(
     text: str, line: int, column: int, source: str | None
-) -> tuple["Rule", Topology]:
+) -> tuple[Rule, Topology]:
     """Parse a rule (with optional topology suffix) found at ``line``/``column`` of a file.
 
     A :class:`RuleError` or :class:`TopologyError` becomes a :class:`PatternError` pointing at
@@ -37,13 +40,33 @@ def parse_rule_in_file(
         col = column + position if isinstance(position, int) else column
         reason = getattr(exc, "reason", None) or str(exc)
         raise PatternError(f"bad rule {text!r}: {reason}", line, col, source) from exc
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+        # a rule-parser fault on hostile text is still a bad rule in this file, never a traceback
+        raise PatternError(f"bad rule {text[:80]!r}: {type(exc).__name__}: {exc}", line, column, source) from exc
     return rule, topology if topology is not None else Topology.unbounded()
 
 
-def iter_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(1-based line number, line)`` for DOS, Mac and Unix line endings, endings removed."""
-    for number, line in enumerate(_EOL.split(text), start=1):
-        yield number, line
+def count_line_breaks(text: str, start: int, stop: int) -> int:
+    """Golly's line breaks (``\\r\\n``, ``\\r``, ``\\n``) in ``text[start:stop]``, counted in C."""
+    return text.count("\n", start, stop) + text.count("\r", start, stop) - text.count("\r\n", start, stop)
+
+
+def iter_lines(text: str, pos: int = 0, number: int = 1, stop: int | None = None) -> Iterator[tuple[int, str]]:
+    """``(1-based line number, line)`` for every line holding a non-blank character.
+
+    DOS, Mac and Unix line endings are understood and removed. Lines of whitespace only are
+    skipped (every reader ignores them, and the plaintext reader counts them from the line
+    numbers), found and counted by C-level string searches, so a file of a billion newlines
+    costs no Python loop and no list of lines. With ``pos``, ``number`` and ``stop``: the lines of
+    ``text[pos:stop]``, where ``pos`` starts line ``number``.
+    """
+    end = pos  # ``number`` is the line number of the text at ``end``
+    for m in _NONBLANK.finditer(text, pos, len(text) if stop is None else stop):
+        start = max(text.rfind("\n", end, m.start()), text.rfind("\r", end, m.start()), end - 1) + 1
+        if start > end:  # line breaks between the previous line and this one
+            number += count_line_breaks(text, end, start)
+        yield number, text[start : m.end()]
+        end = m.end()
 
 
 def parse_int(token: str, line: int, column: int, source: str | None, what: str) -> int:
@@ -74,7 +97,7 @@ def int_fields(body: str, line: int, start_col: int, source: str | None, count: 
     return values
 
 
-def metadata_lines(pattern: "Pattern") -> list[str]:
+def metadata_lines(pattern: Pattern) -> list[str]:
     """Golly's ``#N`` name, ``#O`` author and ``#C`` comment lines for ``pattern`` (RLE and macrocell)."""
     lines = []
     if pattern.name:
@@ -87,7 +110,7 @@ def metadata_lines(pattern: "Pattern") -> list[str]:
     return lines
 
 
-def check_writable_states(pattern: "Pattern") -> bool:
+def check_writable_states(pattern: Pattern) -> bool:
     """Raise :class:`PatternError` if a cell holds a state the pattern's rule lacks.
 
     Returns True when the pattern is two-state (a two-state rule, or no rule and only states 0/1),

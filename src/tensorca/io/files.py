@@ -8,15 +8,17 @@ Latin-1 comments). The format is detected from the content unless given.
 from __future__ import annotations
 
 import gzip
+import io
+import itertools
 import os
 import zlib
-from pathlib import Path
-from typing import IO, Callable, Union
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
 
 from ..atomic import write_bytes_atomic
-from ..errors import PatternError
+from ..errors import PatternError, UsageError
 from ..pattern import Pattern
-from .budget import DEFAULT_MAX_BYTES
+from .budget import DEFAULT_MAX_BYTES, check_text_size, resolve_max_bytes
 from .detect import FORMATS, detect_format
 from .life105 import read_life105, write_life105
 from .life106 import read_life106, write_life106
@@ -24,7 +26,7 @@ from .macrocell import read_macrocell, write_macrocell
 from .plaintext import read_plaintext, write_plaintext
 from .rle import read_rle, write_rle
 
-PathOrFile = Union[str, os.PathLike, IO[bytes], IO[str]]
+PathOrFile = str | os.PathLike | IO[bytes] | IO[str]
 
 _ALIASES = {
     "rle": "rle",
@@ -55,13 +57,14 @@ _WRITERS: dict[str, Callable[[Pattern], str]] = {
 }
 _EXTENSIONS = {".rle": "rle", ".cells": "cells", ".lif": "life106", ".life": "life106", ".mc": "macrocell"}
 _GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20  # compressed bytes read at a time
 
 
 def normalize_format(format: str) -> str:
     """Canonical format name for ``format`` (case-insensitive aliases such as ``"plaintext"``)."""
     key = str(format).lower().lstrip(".")
     if key not in _ALIASES:
-        raise ValueError(f"unknown pattern format {format!r}; expected one of {', '.join(FORMATS)}")
+        raise UsageError(f"unknown pattern format {format!r}; expected one of {', '.join(FORMATS)}")
     return _ALIASES[key]
 
 
@@ -71,33 +74,65 @@ def loads(
     *,
     source: str | None = None,
     max_cells: int | None = None,
+    max_bytes: int | None = None,
 ) -> Pattern:
     """Parse pattern ``text`` (``str``, or ``bytes`` possibly gzip-compressed) into a :class:`Pattern`.
 
     ``format`` is one of ``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``, ``"macrocell"``, or ``None`` to
-    detect it from the content. ``max_cells`` caps ``H * W`` of the array (default 2**31).
-    Raises :class:`~tensorca.errors.PatternError` (with line and column) for malformed input.
+    detect it from the content. ``max_cells`` caps ``H * W`` of the array (default 2**31);
+    ``max_bytes`` caps the decoded text of ``bytes`` input (default 256 MiB, or 16 bytes per cell of
+    an explicit ``max_cells``). Raises :class:`~tensorca.errors.PatternError` (with line and
+    column) for malformed or oversized input.
     """
     if isinstance(text, (bytes, bytearray, memoryview)):
-        text = decode(bytes(text), source)
+        text = decode(text, source, resolve_max_bytes(max_bytes, max_cells))
     if text.startswith("\ufeff"):  # a UTF-8 byte order mark is not part of the first line
         text = text[1:]
     fmt = normalize_format(format) if format is not None else detect_format(text)
     return _READERS[fmt](text, source=source, max_cells=max_cells)
 
 
-def load(path_or_file: PathOrFile, format: str | None = None, *, max_cells: int | None = None) -> Pattern:
-    """Read a pattern file (path or open file, binary or text; gzip detected by magic bytes)."""
+def load(
+    path_or_file: PathOrFile, format: str | None = None, *, max_cells: int | None = None, max_bytes: int | None = None
+) -> Pattern:
+    """Read a pattern file (path or open file, binary or text; gzip detected by magic bytes).
+
+    gzip is decompressed in chunks and refused once it passes ``max_bytes`` (see :func:`loads`);
+    a plain file larger than ``max_bytes`` is refused before it is read.
+    """
+    budget = resolve_max_bytes(max_bytes, max_cells)
     if isinstance(path_or_file, (str, os.PathLike)):
         source = os.fspath(path_or_file)
         try:
-            data: str | bytes = Path(source).read_bytes()
+            with open(source, "rb") as fh:
+                text = read_text(fh, source, budget)
         except OSError as exc:
             raise PatternError(f"cannot read pattern file: {exc.strerror or exc}", source=source) from exc
     else:
         source = str(getattr(path_or_file, "name", "<file>"))
-        data = path_or_file.read()
-    return loads(data, format, source=source, max_cells=max_cells)
+        text = read_text(path_or_file, source, budget)
+    return loads(text, format, source=source, max_cells=max_cells)
+
+
+def read_text(fh: IO[bytes] | IO[str], source: str | None, max_bytes: int) -> str:
+    """The text of an open pattern file, gunzipped in chunks when it starts with gzip's magic."""
+    head = fh.read(2)
+    if isinstance(head, str):  # a text file object: the caller already holds its text
+        return head + fh.read()
+    if head == _GZIP_MAGIC:
+        chunks = itertools.chain([head], iter(lambda: fh.read(_CHUNK), b""))
+        return to_text(gunzip(chunks, source, max_bytes))
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        size = None
+    if size is not None:
+        check_text_size(size, max_bytes, source)
+    data = bytearray(head)
+    for chunk in iter(lambda: fh.read(_CHUNK), b""):
+        data += chunk
+        check_text_size(len(data), max_bytes, source)
+    return to_text(data)
 
 
 def dumps(pattern: Pattern, format: str = "rle") -> str:
@@ -122,7 +157,7 @@ def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -
         stem = name[:-3] if compress else name
         ext = os.path.splitext(stem)[1].lower()
         if ext not in _EXTENSIONS:
-            raise ValueError(
+            raise UsageError(
                 f"cannot tell the pattern format from {name!r}; use .rle, .cells, .lif, .life or .mc "
                 f"(optionally + .gz), or pass format="
             )
@@ -133,33 +168,66 @@ def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -
     write_bytes_atomic(name, data)  # an existing file is replaced whole or not at all
 
 
-def decode(data: bytes, source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """Bytes of a pattern file -> text: gunzip if gzip magic, then UTF-8 (Latin-1 fallback)."""
-    if data[:2] == _GZIP_MAGIC:
-        data = gunzip(data, source, max_bytes)
+def decode(data: bytes | bytearray | memoryview, source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """Bytes of a pattern file -> text: gunzip if gzip magic (at most ``max_bytes`` out), then
+    UTF-8 (Latin-1 fallback)."""
+    if bytes(data[:2]) == _GZIP_MAGIC:
+        return to_text(gunzip(data, source, max_bytes))
+    check_text_size(len(data), max_bytes, source)
+    return to_text(data)
+
+
+def to_text(data: bytes | bytearray | memoryview) -> str:
+    """UTF-8, or Latin-1 when the bytes are not UTF-8 (old files carry Latin-1 comments)."""
     try:
-        return data.decode("utf-8")
+        return str(data, "utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        return str(data, "latin-1")
 
 
-def gunzip(data: bytes, source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """Decompress gzip ``data`` (all members), refusing output beyond ``max_bytes``.
+def gunzip(
+    data: bytes | bytearray | memoryview | Iterable[bytes],
+    source: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> bytearray:
+    """Decompress gzip ``data`` (bytes, or an iterable of byte chunks; all members) in bounded steps,
+    refusing output beyond ``max_bytes`` as soon as it is reached (never holding more than
+    ``max_bytes + 1`` bytes). Bytes after the last member that are not gzip are ignored.
 
     A truncated or corrupt stream raises :class:`PatternError`.
     """
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        view = memoryview(data)
+        data = (view[i : i + _CHUNK] for i in range(0, len(view), _CHUNK))
+    chunks = iter(data)
     out = bytearray()
-    rest = data
-    while rest[:2] == _GZIP_MAGIC:
-        d = zlib.decompressobj(wbits=31)
+    pending = b""
+    while True:
+        while len(pending) < 2:  # a member starts with the magic bytes; anything else ends the data
+            more = next(chunks, None)
+            if more is None:
+                break
+            pending = bytes(pending) + bytes(more)
+        if bytes(pending[:2]) != _GZIP_MAGIC:
+            return out
+        pending = _gunzip_member(zlib.decompressobj(wbits=31), pending, chunks, out, source, max_bytes)
+
+
+def _gunzip_member(
+    d: Any, pending: bytes, chunks: Iterator[bytes], out: bytearray, source: str | None, max_bytes: int
+) -> bytes:
+    """Decompress one gzip member into ``out``; returns the input that follows the member."""
+    while True:
+        if not pending:
+            more = next(chunks, None)
+            if more is None:
+                raise PatternError("truncated gzip file (the compressed stream ends early)", source=source)
+            pending = more
         try:
-            chunk = d.decompress(rest, max_bytes + 1 - len(out))
+            out += d.decompress(pending, max_bytes + 1 - len(out))
         except zlib.error as exc:
             raise PatternError(f"corrupt gzip data: {exc}", source=source) from exc
-        out += chunk
-        if len(out) > max_bytes:
-            raise PatternError(f"decompressed pattern is larger than {max_bytes} bytes", source=source)
-        if not d.eof:
-            raise PatternError("truncated gzip file (the compressed stream ends early)", source=source)
-        rest = d.unused_data
-    return bytes(out)
+        check_text_size(len(out), max_bytes, source, what="decompressed pattern")
+        if d.eof:
+            return d.unused_data
+        pending = d.unconsumed_tail

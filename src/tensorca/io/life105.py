@@ -13,6 +13,7 @@ rule when there is one, then one ``#P`` block at the origin, trailing dead cells
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -21,52 +22,44 @@ from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_extent, resolve_max_cells
 from .common import int_fields, iter_lines, parse_rule_in_file
-from .life106 import cells_from_coordinates
+from .life106 import cells_from_coordinates, check_coordinate
 
 _HEADER = re.compile(r"#Life\s+1\.05\s*$", re.IGNORECASE)
 _BAD = re.compile(r"[^.*]")
+_FIELD = re.compile(r"\S+")
 
 
 def read_life105(text: str, *, source: str | None = None, max_cells: int | None = None) -> Pattern:
-    """Parse Life 1.05 text into a two-state :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``)."""
+    """Parse Life 1.05 text into a two-state :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``).
+
+    Two passes (bounding box, then fill), so working memory is the array plus one row.
+    """
     budget = resolve_max_cells(max_cells)
+    meta: dict = dict(rule=None, topology=Topology.unbounded(), comments=[], name=None)
+    cells, origin = cells_from_coordinates(lambda: _coordinates(text, source, budget, meta), budget, source)
+    return Pattern(cells=cells, origin=origin, **meta)
+
+
+def _coordinates(text: str, source: str | None, budget: int, meta: dict) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``(xs, ys)`` ``int64`` arrays of the live cells, one per row; ``meta`` gets rule, name, comments."""
     seen_header = False
-    comments: list[str] = []
-    name: str | None = None
-    rule = None
-    topology = Topology.unbounded()
-    xs: list[int] = []
-    ys: list[int] = []
+    meta["comments"] = []
+    meta["name"] = None
     left = y = 0
     for lineno, line in iter_lines(text):
         stripped = line.rstrip()
         if not seen_header:
-            if not stripped.strip():
-                continue
             if not _HEADER.match(stripped.strip()):
                 raise PatternError("a Life 1.05 file must start with '#Life 1.05'", lineno, 1, source)
             seen_header = True
             continue
-        if not stripped:
-            continue
         if stripped.startswith("#"):
-            key, rest = stripped[1:2], stripped[2:]
-            if key == "P":
-                left, y = int_fields(rest, lineno, 3, source, 2, "block position x y")
-            elif key == "R":
-                if not rest.strip():
-                    raise PatternError("#R line without a rule", lineno, 3, source)
-                col = 3 + len(rest) - len(rest.lstrip())
-                rule, topology = parse_rule_in_file(rest.strip(), lineno, col, source)
-            elif key == "N":
-                rule, topology = parse_rule_in_file("B3/S23", lineno, 1, source)
-            elif key in ("D", "C"):
-                body = rest[1:] if rest.startswith(" ") else rest
-                if name is None and not comments and body.startswith("Name:"):
-                    name = body[5:].strip()  # what write_life105 writes for a name
-                else:
-                    comments.append(body)
-            # other '#' lines are ignored, as in Golly
+            if stripped[1:2] == "P":
+                left, y = int_fields(stripped[2:], lineno, 3, source, 2, "block position x y")
+                for value, f in zip((left, y), _FIELD.finditer(stripped, 2), strict=False):
+                    check_coordinate(value, lineno, f.start() + 1, source)
+            else:
+                _hash_line(stripped, lineno, source, meta)
             continue
         m = _BAD.search(stripped)
         if m:
@@ -77,15 +70,30 @@ def read_life105(text: str, *, source: str | None = None, max_cells: int | None 
                 source,
             )
         check_extent(len(stripped), budget, line=lineno, column=1, source=source, what="row length")
-        for col in (i for i, c in enumerate(stripped) if c == "*"):
-            xs.append(left + col)
-            ys.append(y)
+        cols = np.flatnonzero(np.frombuffer(stripped.encode("ascii"), dtype=np.uint8) == ord("*"))
+        yield left + cols.astype(np.int64), np.full(cols.size, y, dtype=np.int64)
         y += 1
     if not seen_header:
         raise PatternError("empty pattern file", 1, 1, source)
-    return cells_from_coordinates(
-        xs, ys, budget, source, rule=rule, topology=topology, comments=comments, name=name
-    )
+
+
+def _hash_line(stripped: str, lineno: int, source: str | None, meta: dict) -> None:
+    """A ``#`` line other than ``#P``: ``#R`` rule, ``#N`` Life, ``#D``/``#C`` comments (the first
+    ``#D Name:`` is the name, as :func:`write_life105` writes it); others are ignored, as in Golly."""
+    key, rest = stripped[1:2], stripped[2:]
+    if key == "R":
+        if not rest.strip():
+            raise PatternError("#R line without a rule", lineno, 3, source)
+        col = 3 + len(rest) - len(rest.lstrip())
+        meta["rule"], meta["topology"] = parse_rule_in_file(rest.strip(), lineno, col, source)
+    elif key == "N":
+        meta["rule"], meta["topology"] = parse_rule_in_file("B3/S23", lineno, 1, source)
+    elif key in ("D", "C"):
+        body = rest[1:] if rest.startswith(" ") else rest
+        if meta["name"] is None and not meta["comments"] and body.startswith("Name:"):
+            meta["name"] = body[5:].strip()
+        else:
+            meta["comments"].append(body)
 
 
 def write_life105(pattern: Pattern) -> str:

@@ -35,9 +35,11 @@ same cells at the same :attr:`Pattern.origin` (as Golly shows them).
   bounded grid ``cells[0, 0]`` is the grid's top-left); live cells outside the grid are an error.
   Writing places ``cells[0, 0]`` at the grid's top-left whatever ``origin`` says.
 
-Reading computes the bounding box from the tree (per node, children first) and checks it against
-the cell budget before allocating, so a level-40 tree with two distant cells fails at once; the
-dense array is then filled level by level, top down, with NumPy gathers over the node table.
+Reading keeps the node table in compact typed arrays (a few bytes per node, see
+:mod:`tensorca.io.mc_tree`), computes the bounding box of the nodes reachable from the root and
+checks it against the cell budget before allocating, so a level-40 tree with two distant cells
+fails at once; the array is then filled top down, with NumPy gathers over the node table, in
+tiles of bounded size (empty tiles skipped), so the fill needs the array plus a few MB.
 
 Writing hash-conses identical subtrees (one line per distinct node, ``np.unique`` per level),
 writes 8x8 leaves for two-state patterns (a rule with 2 states, or no rule and states 0/1) and
@@ -55,6 +57,7 @@ line and column.
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -64,13 +67,15 @@ from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, resolve_max_cells
 from .common import check_writable_states, iter_lines, metadata_lines, parse_int, parse_rule_in_file
+from .mc_tree import NodeTable, root_box
 
 #: Level of a two-state leaf (8x8) and of a multi-state leaf (2x2).
 TWO_STATE_LEAF = 3
 MULTI_STATE_LEAF = 1
 
 _FIELD = re.compile(r"\S+")
-_Box = tuple[int, int, int, int]  # x0, y0, x1, y1 inclusive, node-local coordinates
+_LEAF_BAD = re.compile(r"[^.*$]")
+_LEAF_CACHE = 1 << 16  # distinct leaf lines remembered
 
 
 def root_top_left(level: int) -> tuple[int, int]:
@@ -88,44 +93,6 @@ def grid_top_left(topology: Topology) -> tuple[int, int]:
 # --- reading ----------------------------------------------------------------------------------
 
 
-class _Tree:
-    """Node table being read: level, children (or leaf row), bounding box per node (index 0 = empty)."""
-
-    def __init__(self) -> None:
-        self.level: list[int] = [0]
-        self.children: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
-        self.leaf_row: list[int] = [0]  # row in ``leaves`` for leaves, 0 for non-leaves
-        self.box: list[_Box | None] = [None]
-        self.leaves: list[np.ndarray] = []  # row 0 is the empty leaf, added once the kind is known
-        self.kind: str | None = None  # "two" or "multi"
-        self.first_small_node: tuple[int, int, int] | None = None  # (line, column, level) of a level < 4 node
-
-    def add_leaf(self, cells: np.ndarray, level: int) -> None:
-        if not self.leaves:
-            self.leaves.append(np.zeros_like(cells))
-        self.leaves.append(cells)
-        ys, xs = np.nonzero(cells)
-        box = None if xs.size == 0 else (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
-        self.level.append(level)
-        self.children.append((0, 0, 0, 0))
-        self.leaf_row.append(len(self.leaves) - 1)
-        self.box.append(box)
-
-    def add_node(self, level: int, kids: tuple[int, int, int, int]) -> None:
-        half = 1 << (level - 1)
-        box: _Box | None = None
-        for kid, (dx, dy) in zip(kids, ((0, 0), (half, 0), (0, half), (half, half))):
-            b = self.box[kid]
-            if b is None:
-                continue
-            b = (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)
-            box = b if box is None else (min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3]))
-        self.level.append(level)
-        self.children.append(kids)
-        self.leaf_row.append(0)
-        self.box.append(box)
-
-
 def read_macrocell(text: str, *, source: str | None = None, max_cells: int | None = None) -> Pattern:
     """Parse macrocell ``text`` into a :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``).
 
@@ -140,13 +107,13 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
     rule = None
     topology = Topology.unbounded()
     generation = 0
-    tree = _Tree()
+    tree = NodeTable()
     saw_header = False
 
     for lineno, line in iter_lines(text):
         if not saw_header:
-            if not line.startswith("[M2]"):
-                raise PatternError("a macrocell file must start with '[M2]'", lineno, 1, source)
+            if lineno != 1 or not line.startswith("[M2]"):
+                raise PatternError("a macrocell file must start with '[M2]'", 1, 1, source)
             saw_header = True
             continue
         if line.startswith("#"):
@@ -181,12 +148,23 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
     fields: dict[str, Any] = dict(
         rule=rule, topology=topology, generation=generation, name=name, comments=comments, author=author
     )
-    root = len(tree.level) - 1
-    box = tree.box[root] if root > 0 else None
+    root = len(tree) - 1
+    x0, y0, width, height, live = _placement(tree, root, topology, budget, source)
+    cells = np.zeros((height, width), dtype=np.uint8)
+    if live:
+        _fill(tree, root, cells, x0, y0)
+    return Pattern(cells=cells, origin=(x0, y0), **fields)
+
+
+def _placement(
+    tree: NodeTable, root: int, topology: Topology, budget: int, source: str | None
+) -> tuple[int, int, int, int, bool]:
+    """``(x0, y0, width, height, any live cell)`` of the array to fill: the bounding box of the
+    live cells (unbounded plane) or the whole grid (bounded), checked against the budget."""
+    box = root_box(tree, root, source) if root > 0 else None
     if box is not None:
         rx, ry = root_top_left(tree.level[root])
         box = (box[0] + rx, box[1] + ry, box[2] + rx, box[3] + ry)
-
     if topology.bounded:
         gx, gy = grid_top_left(topology)
         gh, gw = topology.shape
@@ -197,18 +175,12 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
                 source=source,
             )
         check_area(gw, gh, budget, source=source, what="bounded grid")
-        x0, y0, width, height = gx, gy, gw, gh
-    elif box is None:
-        return Pattern(cells=np.zeros((0, 0), np.uint8), **fields)
-    else:
-        x0, y0 = box[0], box[1]
-        width, height = box[2] - box[0] + 1, box[3] - box[1] + 1
-        check_area(width, height, budget, source=source, what="bounding box of the live cells")
-
-    cells = np.zeros((height, width), dtype=np.uint8)
-    if box is not None:
-        _fill(tree, root, cells, x0, y0)
-    return Pattern(cells=cells, origin=(x0, y0), **fields)
+        return gx, gy, gw, gh, box is not None
+    if box is None:
+        return 0, 0, 0, 0, False
+    width, height = box[2] - box[0] + 1, box[3] - box[1] + 1
+    check_area(width, height, budget, source=source, what="bounding box of the live cells")
+    return box[0], box[1], width, height, True
 
 
 def _hash_line(line: str, lineno: int, source: str | None) -> tuple[str, Any]:
@@ -242,7 +214,7 @@ def _hash_line(line: str, lineno: int, source: str | None) -> tuple[str, Any]:
     return "comment", line[1:]
 
 
-def _set_kind(tree: _Tree, kind: str, lineno: int, source: str | None) -> None:
+def _set_kind(tree: NodeTable, kind: str, lineno: int, source: str | None) -> None:
     if tree.kind is None:
         tree.kind = kind
     elif tree.kind != kind:
@@ -254,31 +226,75 @@ def _set_kind(tree: _Tree, kind: str, lineno: int, source: str | None) -> None:
         )
 
 
-def _leaf_line(tree: _Tree, line: str, lineno: int, source: str | None) -> None:
+def _leaf_line(tree: NodeTable, line: str, lineno: int, source: str | None) -> None:
+    """An 8x8 two-state leaf: rows of ``.``/``*`` ended by ``$``; read with string searches, so a
+    hostile line of a million ``$`` or ``.`` costs no Python loop per character."""
     _set_kind(tree, "two", lineno, source)
-    cells = np.zeros((8, 8), dtype=np.uint8)
-    x = y = 0
     body = line.rstrip()
-    for col, ch in enumerate(body, start=1):
-        if ch == "*":
-            if x > 7 or y > 7:
-                raise PatternError(f"live cell at column {x}, row {y} is outside the 8x8 leaf", lineno, col, source)
-            cells[y, x] = 1
-            x += 1
-        elif ch == ".":
-            x += 1
-        elif ch == "$":
-            x = 0
-            y += 1
-        else:
-            raise PatternError(
-                f"unexpected character {ch!r} in a two-state leaf; expected '.', '*' or '$'", lineno, col, source
-            )
+    packed = tree.leaf_cache.get(body)
+    if packed is not None:
+        tree.add_packed_leaf(packed, TWO_STATE_LEAF)
+        return
+    bad = _LEAF_BAD.search(body)
+    if bad:
+        raise PatternError(
+            f"unexpected character {bad.group()!r} in a two-state leaf; expected '.', '*' or '$'",
+            lineno,
+            bad.start() + 1,
+            source,
+        )
+    cells = np.zeros((8, 8), dtype=np.uint8)
+    start = 0
+    for y in range(8):
+        stop = body.find("$", start)
+        stop = len(body) if stop < 0 else stop
+        beyond = body.find("*", start + 8, stop)  # a live cell right of the leaf
+        if beyond >= 0:
+            _outside_leaf(body, beyond, lineno, source)
+        row = body[start : min(stop, start + 8)]
+        cells[y, : len(row)] = np.frombuffer(row.encode("ascii"), dtype=np.uint8) == ord("*")
+        if stop == len(body):
+            break
+        start = stop + 1
+    else:
+        beyond = body.find("*", start)  # any live cell below row 7
+        if beyond >= 0:
+            _outside_leaf(body, beyond, lineno, source)
     tree.add_leaf(cells, TWO_STATE_LEAF)
+    if len(tree.leaf_cache) < _LEAF_CACHE and len(body) <= 80:
+        tree.leaf_cache[body] = np.packbits(cells, axis=1).tobytes()
 
 
-def _node_line(tree: _Tree, line: str, lineno: int, source: str | None, rule: Any) -> None:
-    fields = [(m.group(), m.start() + 1) for m in _FIELD.finditer(line)]
+def _multi_state_leaf(
+    tree: NodeTable, states: list[int], fields: list[tuple[str, int]], lineno: int, source: str | None, rule: Any
+) -> None:
+    """``1 nw ne sw se``: a 2x2 leaf of four states, each checked against 0..255 and the rule."""
+    _set_kind(tree, "multi", lineno, source)
+    for s, (_, col) in zip(states, fields, strict=True):
+        if s < 0 or s > 255:
+            raise PatternError(f"state {s} is not in 0..255", lineno, col, source)
+        if rule is not None and s >= rule.n_states:
+            raise PatternError(
+                f"state {s} is not a state of rule {rule.canonical()!r}, which has {rule.n_states} states",
+                lineno,
+                col,
+                source,
+            )
+    tree.add_leaf(np.array(states, dtype=np.uint8).reshape(2, 2), MULTI_STATE_LEAF)
+
+
+def _outside_leaf(body: str, at: int, lineno: int, source: str | None) -> None:
+    row_start = body.rfind("$", 0, at) + 1
+    raise PatternError(
+        f"live cell at column {at - row_start}, row {body.count('$', 0, at)} is outside the 8x8 leaf",
+        lineno,
+        at + 1,
+        source,
+    )
+
+
+def _node_line(tree: NodeTable, line: str, lineno: int, source: str | None, rule: Any) -> None:
+    fields = [(m.group(), m.start() + 1) for m in islice(_FIELD.finditer(line), 6)]
     if not fields[0][0].lstrip("+-").isdigit():
         raise PatternError(
             f"unexpected {fields[0][0]!r}: expected a leaf ('.', '*', '$') or a node 'level nw ne sw se'",
@@ -293,24 +309,12 @@ def _node_line(tree: _Tree, line: str, lineno: int, source: str | None, rule: An
             f"expected 5 integers (level nw ne sw se), got {len(fields)}", lineno, len(line.rstrip()) + 1, source
         )
     names = ("level", "nw", "ne", "sw", "se")
-    values = [parse_int(tok, lineno, col, source, f"node {what}") for (tok, col), what in zip(fields, names)]
+    values = [parse_int(tok, lineno, col, source, f"node {n}") for (tok, col), n in zip(fields, names, strict=True)]
     level = values[0]
     if level < 1:
         raise PatternError(f"node level must be >= 1, got {level}", lineno, fields[0][1], source)
     if level == 1:  # multi-state leaf: four states
-        _set_kind(tree, "multi", lineno, source)
-        states = values[1:]
-        for s, (tok, col) in zip(states, fields[1:]):
-            if s < 0 or s > 255:
-                raise PatternError(f"state {s} is not in 0..255", lineno, col, source)
-            if rule is not None and s >= rule.n_states:
-                raise PatternError(
-                    f"state {s} is not a state of rule {rule.canonical()!r}, which has {rule.n_states} states",
-                    lineno,
-                    col,
-                    source,
-                )
-        tree.add_leaf(np.array(states, dtype=np.uint8).reshape(2, 2), MULTI_STATE_LEAF)
+        _multi_state_leaf(tree, values[1:], fields[1:], lineno, source, rule)
         return
     if level < 4:
         if tree.kind == "two":
@@ -325,7 +329,7 @@ def _node_line(tree: _Tree, line: str, lineno: int, source: str | None, rule: An
     if level > 4096:
         raise PatternError(f"node level {level} is too large", lineno, fields[0][1], source)
     defined = len(tree.level)  # the next node's number
-    for value, (tok, col), what in zip(values[1:], fields[1:], names[1:]):
+    for value, (_, col), what in zip(values[1:], fields[1:], names[1:], strict=True):
         if value < 0 or value >= defined:
             raise PatternError(
                 f"{what} child {value} is not an earlier node (this is node {defined}; 0 is empty)", lineno, col, source
@@ -341,29 +345,24 @@ def _node_line(tree: _Tree, line: str, lineno: int, source: str | None, rule: An
     tree.add_node(level, (values[1], values[2], values[3], values[4]))
 
 
-def _fill(tree: _Tree, root: int, out: np.ndarray, x0: int, y0: int) -> None:
-    """Write the root's cells into ``out`` (``(H, W)``, top-left at pattern ``(x0, y0)``), top down.
+#: Most node ids expanded at once while filling (bounds the working memory of the fill).
+_MAX_BLOCKS = 1 << 16
 
-    At each level the node ids of the blocks that meet ``out`` form a small grid; one NumPy gather
-    over the children table expands it to the next level, cropped to ``out`` again. Block indices
-    and offsets stay Python ints (levels beyond 63 are fine).
-    """
-    height, width = out.shape
-    level = tree.level[root]
-    rx, ry = root_top_left(level)
-    lx, ly = x0 - rx, y0 - ry  # out's top-left in root-local coordinates (>= 0 unless bounded)
-    children = np.asarray(tree.children, dtype=np.int64)
-    leaf_row = np.asarray(tree.leaf_row, dtype=np.int64)
-    leaves = np.stack(tree.leaves)
-    leaf_level = TWO_STATE_LEAF if tree.kind == "two" else MULTI_STATE_LEAF
 
-    def block_range(lev: int, start: int, size: int) -> tuple[int, int]:
-        return start >> lev, (start + size - 1) >> lev  # inclusive, floor shifts (negatives ok)
+class _Filler:
+    """What the top-down fill needs: the node tables, the leaf kind and the output window."""
 
-    grid = np.array([[root]], dtype=np.int64)
-    bx0 = by0 = 0  # block index of grid[0, 0] at ``level``
-    while level > leaf_level:
-        kids = children[grid]  # (ny, nx, 4): nw ne sw se
+    def __init__(self, tree: NodeTable, out: np.ndarray, lx: int, ly: int) -> None:
+        self.tree = tree
+        self.ref = np.frombuffer(tree.ref, dtype=np.int32)
+        self.kids = np.frombuffer(tree.kids, dtype=np.int32).reshape(-1, 4)
+        self.tiles = tree.packed_tiles()
+        self.leaf_level = tree.leaf_level
+        self.out, self.lx, self.ly = out, lx, ly  # out's top-left in root-local coordinates
+
+    def expand(self, grid: np.ndarray, level: int, bx0: int, by0: int) -> tuple[np.ndarray, int, int] | None:
+        """The children of ``grid`` (block ``(bx0, by0)`` at ``level``) cropped to the output, or None."""
+        kids = self.kids[self.ref[grid]]  # (ny, nx, 4): nw ne sw se (grid holds non-leaves or 0)
         ny, nx = grid.shape
         nxt = np.empty((2 * ny, 2 * nx), dtype=np.int64)
         nxt[0::2, 0::2] = kids[..., 0]
@@ -372,25 +371,64 @@ def _fill(tree: _Tree, root: int, out: np.ndarray, x0: int, y0: int) -> None:
         nxt[1::2, 1::2] = kids[..., 3]
         level -= 1
         bx0, by0 = 2 * bx0, 2 * by0
-        cx0, cx1 = block_range(level, lx, width)
-        cy0, cy1 = block_range(level, ly, height)
+        height, width = self.out.shape
+        cx0, cx1 = self.lx >> level, (self.lx + width - 1) >> level  # inclusive, floor shifts
+        cy0, cy1 = self.ly >> level, (self.ly + height - 1) >> level
         cx0, cy0 = max(cx0, bx0), max(cy0, by0)
         cx1, cy1 = min(cx1, bx0 + nxt.shape[1] - 1), min(cy1, by0 + nxt.shape[0] - 1)
         if cx1 < cx0 or cy1 < cy0:
-            return
+            return None
         nxt = nxt[cy0 - by0 : cy1 - by0 + 1, cx0 - bx0 : cx1 - bx0 + 1]
-        grid, bx0, by0 = nxt, cx0, cy0
-        if grid.size == 0 or not grid.any():
+        return (nxt, cx0, cy0) if nxt.any() else None
+
+    def write_leaves(self, grid: np.ndarray, bx0: int, by0: int) -> None:
+        """Copy the leaves of ``grid`` (block ``(bx0, by0)`` at the leaf level) into the output."""
+        side = 1 << self.leaf_level
+        tiles = self.tree.unpack(self.tiles[self.ref[grid]])  # (ny, nx, side, side)
+        ny, nx = grid.shape
+        dense = tiles.transpose(0, 2, 1, 3).reshape(ny * side, nx * side)
+        height, width = self.out.shape
+        ox, oy = self.lx - bx0 * side, self.ly - by0 * side  # where out starts inside ``dense``
+        sx0, sy0 = max(ox, 0), max(oy, 0)
+        sx1, sy1 = min(ox + width, dense.shape[1]), min(oy + height, dense.shape[0])
+        if sx1 > sx0 and sy1 > sy0:
+            self.out[sy0 - oy : sy1 - oy, sx0 - ox : sx1 - ox] = dense[sy0:sy1, sx0:sx1]
+
+
+def _fill(tree: NodeTable, root: int, out: np.ndarray, x0: int, y0: int) -> None:
+    """Write the root's cells into ``out`` (``(H, W)``, top-left at pattern ``(x0, y0)``), top down.
+
+    At each level the node ids of the blocks that meet ``out`` form a small grid; one NumPy gather
+    over the children table expands it to the next level, cropped to ``out`` again. A grid that
+    would grow beyond ``_MAX_BLOCKS`` is split into tiles filled one after another (empty tiles
+    skipped), so the fill needs ``out`` plus a few MB. Block indices and offsets stay Python ints
+    (levels beyond 63 are fine).
+    """
+    level = tree.level[root]
+    rx, ry = root_top_left(level)
+    filler = _Filler(tree, out, x0 - rx, y0 - ry)
+    _descend(filler, np.array([[root]], dtype=np.int64), level, 0, 0)
+
+
+def _descend(filler: _Filler, grid: np.ndarray, level: int, bx0: int, by0: int) -> None:
+    """Fill the blocks of ``grid`` (node ids at ``level``, block ``(bx0, by0)`` top-left)."""
+    while level > filler.leaf_level:
+        ny, nx = grid.shape
+        if 4 * grid.size > _MAX_BLOCKS and grid.size > 1:
+            rows = max(1, _MAX_BLOCKS // (4 * nx))
+            cols = max(1, min(nx, _MAX_BLOCKS // 4))
+            for r in range(0, ny, rows):
+                for c in range(0, nx, cols):
+                    tile = grid[r : r + rows, c : c + cols]
+                    if tile.any():
+                        _descend(filler, tile, level, bx0 + c, by0 + r)
             return
-    side = 1 << leaf_level
-    tiles = leaves[leaf_row[grid]]  # (ny, nx, side, side)
-    ny, nx = grid.shape
-    dense = tiles.transpose(0, 2, 1, 3).reshape(ny * side, nx * side)
-    ox, oy = lx - bx0 * side, ly - by0 * side  # where out starts inside ``dense``
-    sx0, sy0 = max(ox, 0), max(oy, 0)
-    sx1, sy1 = min(ox + width, dense.shape[1]), min(oy + height, dense.shape[0])
-    if sx1 > sx0 and sy1 > sy0:
-        out[sy0 - oy : sy1 - oy, sx0 - ox : sx1 - ox] = dense[sy0:sy1, sx0:sx1]
+        expanded = filler.expand(grid, level, bx0, by0)
+        if expanded is None:
+            return
+        grid, bx0, by0 = expanded
+        level -= 1
+    filler.write_leaves(grid, bx0, by0)
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -412,7 +450,8 @@ def write_macrocell(pattern: Pattern) -> str:
         gh, gw = topology.shape
         if cells.shape[0] > gh or cells.shape[1] > gw:
             raise PatternError(
-                f"cells of {cells.shape[1]} x {cells.shape[0]} do not fit the {gw} x {gh} grid of {topology.suffix()[1:]}"
+                f"cells of {cells.shape[1]} x {cells.shape[0]} do not fit the {gw} x {gh} grid "
+                f"of {topology.suffix()[1:]}"
             )
         ox, oy = grid_top_left(topology)
     else:

@@ -11,6 +11,7 @@ Writing: two-state only. Every row is written at full width so a round trip keep
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -26,23 +27,26 @@ for _c in "Oo*":
 
 
 def read_plaintext(text: str, *, source: str | None = None, max_cells: int | None = None) -> Pattern:
-    """Parse ``.cells`` text into a two-state :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``)."""
+    """Parse ``.cells`` text into a two-state :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``).
+
+    Two passes over the text: the first checks every row and measures the array, the second fills
+    it, so working memory is the array alone whatever the text's shape (a billion blank lines
+    cost a count, not a list).
+    """
     budget = resolve_max_cells(max_cells)
     name: str | None = None
     comments: list[str] = []
-    rows: list[str] = []
-    first_row_line = 0
-    for lineno, line in iter_lines(text):
-        if line.startswith("!"):  # comment lines are accepted anywhere, as LifeWiki's readers do
-            body = line[1:]
-            if body.startswith("Name:"):
-                name = body[5:].strip()
+    width = height = 0
+    first_row_line = 1  # the first line that is not a comment: row 0 (blank or not)
+    for lineno, y, line in _rows(text):
+        if line.startswith("!"):
+            first_row_line += lineno == first_row_line
+            if line[1:].startswith("Name:"):
+                name = line[6:].strip()
             else:
-                comments.append(body[1:] if body.startswith(" ") else body)
+                comments.append(line[2:] if line[1:].startswith(" ") else line[1:])
             continue
         row = line.rstrip()
-        if not rows:
-            first_row_line = lineno
         m = _BAD.search(row)
         if m:
             raise PatternError(
@@ -51,18 +55,29 @@ def read_plaintext(text: str, *, source: str | None = None, max_cells: int | Non
                 m.start() + 1,
                 source,
             )
-        rows.append(row)
-    while rows and not rows[-1]:  # the final newline and trailing blank lines are not rows
-        rows.pop()
-    if not rows and name is None and not comments:
+        if row:  # trailing blank rows are not rows: the height ends at the last non-blank one
+            width, height = max(width, len(row)), y + 1
+    if not height and name is None and not comments:
         raise PatternError("empty pattern file", 1, 1, source)
-    width = max((len(r) for r in rows), default=0)
-    check_area(width, len(rows), budget, line=first_row_line or 1, column=1, source=source, what="plaintext pattern")
-    cells = np.zeros((len(rows), width), dtype=np.uint8)
-    for y, row in enumerate(rows):
-        if row:
+    check_area(width, height, budget, line=first_row_line, column=1, source=source, what="plaintext pattern")
+    cells = np.zeros((height, width), dtype=np.uint8)
+    for _, y, line in _rows(text):
+        if not line.startswith("!"):
+            row = line.rstrip()
             cells[y, : len(row)] = _ALIVE[np.frombuffer(row.encode("ascii"), dtype=np.uint8)]
     return Pattern(cells=cells, name=name, comments=comments)
+
+
+def _rows(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(line number, row index, line)`` for each non-blank line; comment lines (``!``) are
+    yielded too (their row index is meaningless) and are not rows. Blank lines are empty rows
+    counted from the line numbers: a row's index is its line number less the comment lines
+    before it."""
+    comment_lines = 0
+    for lineno, line in iter_lines(text):
+        yield lineno, lineno - 1 - comment_lines, line
+        if line.startswith("!"):  # comment lines are accepted anywhere, as LifeWiki's readers do
+            comment_lines += 1
 
 
 def write_plaintext(pattern: Pattern) -> str:

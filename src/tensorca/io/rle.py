@@ -30,6 +30,8 @@ non-zero, then ``#N``/``#O``/``#C``, the header, and the body in lines of at mos
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -45,7 +47,10 @@ MAX_LINE = 70
 
 # One match per run in the common case (count and tag together); a count followed by whitespace
 # or a line break matches alone and stays pending, as in Golly.
-_TOKEN = re.compile(r"(\d+)?([bo.$!A-X]|[p-y][A-X]?)|(\d+)|(\s+)|(.)")
+_TOKEN = re.compile(r"([0-9]+)?([bo.$!A-X]|[p-y][A-X]?)|([0-9]+)|(\s+)|(.)")
+# The rest of a one-character tag repeated (``oooo``, ``$$$``), read as one run; a regex per
+# character, since a back-reference repeat would keep a backtracking stack per cell.
+_REPEAT = {c: re.compile(re.escape(c) + "+") for c in "ob.$ABCDEFGHIJKLMNOPQRSTUVWX"}
 _HEADER = re.compile(
     r"x\s*=\s*(?P<w>[^,\s]+)\s*,\s*y\s*=\s*(?P<h>[^,\s]+)\s*(?:,\s*rule\s*=\s*(?P<rule>.*?))?\s*$"
 )
@@ -82,163 +87,278 @@ def tag_of_state(state: int, two_state: bool) -> str:
     return chr(ord("p") + s // 24) + chr(ord("A") + s % 24)
 
 
-def read_rle(text: str, *, source: str | None = None, max_cells: int | None = None) -> Pattern:
-    """Parse RLE ``text`` into a :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``).
+class _Runs:
+    """Non-zero runs ``(row, first column, length, state)`` in compact typed arrays (25 bytes a run).
 
-    Raises :class:`PatternError` with 1-based line and column for malformed input, unknown
-    characters, states beyond the rule or 255, and sizes beyond ``max_cells``.
+    A run that continues the previous one (same row and state, adjacent) extends it, so ``2e7``
+    single ``o`` tags are one run. When the array's shape is known (``shape``: the header, or the
+    final shape on a second pass) and every buffered run fits it, the runs are written into the
+    array and the buffer is emptied. When the shape is unknown (no header, or content beyond it)
+    and :data:`CAP` runs are buffered, the runs are dropped (``dropped``) and the reader reads
+    the text again knowing the final shape: working memory stays the array plus ``CAP`` runs.
     """
-    budget = resolve_max_cells(max_cells)
-    name: str | None = None
-    author: str | None = None
-    comments: list[str] = []
-    rule = None
-    topology = Topology.unbounded()
-    origin = (0, 0)
-    generation = 0
-    header: tuple[int, int] | None = None  # (width, height)
 
-    # non-zero runs: row, first column, length, state
-    run_y: list[int] = []
-    run_x: list[int] = []
-    run_n: list[int] = []
-    run_state: list[int] = []
-    x = y = 0
-    width = height = 0  # extent of the cells seen so far
-    count: int | None = None  # pending run count
-    count_at = (0, 0)
-    in_body = False
-    saw_anything = False
-    done = False
+    FLUSH = 1 << 16
+    CAP = 1 << 22  # 100 MB of buffered runs
 
-    for lineno, line in iter_lines(text):
-        if line.startswith("#"):
-            saw_anything = True
-            # as in Golly, a '#' line is a comment line wherever it appears
-            kind, value = _comment_line(line, lineno, source)
-            if kind == "name":
-                name = value
-            elif kind == "author":
-                author = value
-            elif kind == "comment":
-                comments.append(value)
-            elif kind == "rule":
-                rule, topology = value
-            elif kind == "pos":
-                origin = value
-            elif kind == "xrle":
-                pos, gen = value
-                if pos is not None:
-                    origin = pos
-                if gen is not None:
-                    generation = gen
-            continue
-        if not in_body:
-            if not line.strip():
-                continue
-            if is_header_line(line):
-                if header is not None:
-                    raise PatternError("second size header line", lineno, 1, source)
-                saw_anything = True
-                header, header_rule = _parse_header(line, lineno, source, budget)
-                if header_rule is not None:
-                    rule, topology = header_rule
-                continue
-            in_body = True
-        saw_anything = True
+    def __init__(self, shape: tuple[int, int] | None = None) -> None:
+        self.ys, self.xs, self.ns = array("q"), array("q"), array("q")
+        self.states = array("B")
+        self.shape = shape  # (width, height) to fill into, when known
+        self.cells: np.ndarray | None = None  # the array of ``shape``, once first flushed into
+        self.dropped = False
 
-        for m in _TOKEN.finditer(line):
+    def add(self, y: int, x: int, n: int, state: int) -> None:
+        if self.ns and self.ys[-1] == y and self.states[-1] == state and self.xs[-1] + self.ns[-1] == x:
+            self.ns[-1] += n
+            return
+        self.ys.append(y)
+        self.xs.append(x)
+        self.ns.append(n)
+        self.states.append(state)
+
+    def maybe_flush(self, width: int, height: int) -> None:
+        """Write the buffered runs into the array of ``shape`` when they all fit it, or drop them
+        when they do not and the buffer is full (``width x height``: the extent so far)."""
+        if self.dropped or len(self.ns) < self.FLUSH:
+            return
+        if self.shape is not None and width <= self.shape[0] and height <= self.shape[1]:
+            if self.cells is None:
+                self.cells = np.zeros((self.shape[1], self.shape[0]), dtype=np.uint8)
+            self._drain(self.cells)
+        elif self.cells is not None or len(self.ns) >= self.CAP:
+            self.dropped, self.cells = True, None
+            self._clear()
+
+    def _drain(self, cells: np.ndarray) -> None:
+        fill_runs(cells, self.ys, self.xs, self.ns, self.states)
+        self._clear()
+
+    def _clear(self) -> None:
+        for buffer in (self.ys, self.xs, self.ns, self.states):
+            del buffer[:]
+
+    def finish(self, width: int, height: int) -> np.ndarray | None:
+        """The ``(height, width)`` ``uint8`` array of every run, or None if runs were dropped."""
+        cells = self.cells
+        if self.dropped or (cells is not None and cells.shape != (height, width)):
+            return None
+        if cells is None:
+            cells = np.zeros((height, width), dtype=np.uint8)
+        self._drain(cells)
+        return cells
+
+
+class _RleReader:
+    """State of one RLE parse: metadata, header, the body position and the runs seen so far."""
+
+    def __init__(self, source: str | None, budget: int, shape: tuple[int, int] | None = None) -> None:
+        self.source, self.budget = source, budget
+        self.fields: dict[str, Any] = dict(
+            rule=None, topology=Topology.unbounded(), origin=(0, 0), generation=0, name=None, author=None, comments=[]
+        )
+        self.header: tuple[int, int] | None = None  # (width, height)
+        self.runs = _Runs(shape)
+        self.x = self.y = 0
+        self.width = self.height = 0  # extent of the cells seen so far
+        self.count: int | None = None  # pending run count
+        self.count_at = (0, 0)
+        self.in_body = self.saw_anything = False
+
+    def hash_line(self, line: str, lineno: int) -> None:
+        """A ``#`` line: as in Golly, a comment line wherever it appears."""
+        kind, value = _comment_line(line, lineno, self.source)
+        f = self.fields
+        if kind in ("name", "author"):
+            f[kind] = value
+        elif kind == "comment":
+            f["comments"].append(value)
+        elif kind == "rule":
+            f["rule"], f["topology"] = value
+        elif kind == "pos":
+            f["origin"] = value
+        elif kind == "xrle":
+            pos, gen = value
+            if pos is not None:
+                f["origin"] = pos
+            if gen is not None:
+                f["generation"] = gen
+
+    def header_line(self, line: str, lineno: int) -> None:
+        if self.header is not None:
+            raise PatternError("second size header line", lineno, 1, self.source)
+        self.header, header_rule = _parse_header(line, lineno, self.source, self.budget)
+        if self.runs.shape is None:
+            self.runs.shape = self.header
+        if header_rule is not None:
+            self.fields["rule"], self.fields["topology"] = header_rule
+
+    def body_line(self, line: str, lineno: int) -> bool:
+        """Parse the runs of one body line; True once ``!`` ends the pattern."""
+        pos, end = 0, len(line)
+        while pos < end:
+            m = _TOKEN.match(line, pos)
+            pos = m.end()
             num, tag, lone_num, space, bad = m.groups()
             col = m.start() + 1
             if tag is None:
                 if space is not None:
                     continue  # whitespace is allowed anywhere, even between a count and its tag
                 if bad is not None:
-                    raise PatternError(f"unexpected character {bad!r} in RLE body", lineno, col, source)
+                    raise PatternError(f"unexpected character {bad!r} in RLE body", lineno, col, self.source)
                 num = lone_num
             if num is not None:
-                if count is not None:
-                    raise PatternError(
-                        f"run count {num} follows run count {count} with no tag between them", lineno, col, source
-                    )
-                count = parse_int(num, lineno, col, source, "run count")
-                if count == 0:
-                    raise PatternError("run count must be at least 1, got 0", lineno, col, source)
-                check_extent(count, budget, line=lineno, column=col, source=source, what="run count")
-                count_at = (lineno, col)
+                count = int(num) if len(num) < 10 else 0
+                if count and self.count is None and count <= self.budget:  # the common case, inline
+                    self.count, self.count_at = count, (lineno, col)
+                else:
+                    self.set_count(num, lineno, col)
                 if tag is None:
                     continue
                 col = m.start(2) + 1
-            n = 1 if count is None else count
-            at = count_at if count is not None else (lineno, col)
-            count = None
-            if tag == "!":
-                done = True
+            extra = 0
+            if pos < end and line[pos] == tag and tag in _REPEAT:  # ``oooo``: one run, one regex match
+                stop = _REPEAT[tag].match(line, pos).end()
+                extra, pos = stop - pos, stop
+            count = self.count
+            n = (1 if count is None else count) + extra
+            if tag == "b" or tag == ".":  # dead cells, the most common tag: inline
+                if self.x + n <= self.budget:
+                    self.x += n
+                    self.count = None
+                    continue
+            elif tag != "$" and tag != "!":  # live cells
+                self.count = None
+                self.add_run(tag, n, self.count_at if count is not None else (lineno, col), lineno, col)
+                continue
+            if self.apply(tag, extra, lineno, col):
+                return True
+        return False
+
+    def set_count(self, num: str, lineno: int, col: int) -> None:
+        if self.count is not None:
+            raise PatternError(
+                f"run count {num[:20]} follows run count {self.count} with no tag between them",
+                lineno,
+                col,
+                self.source,
+            )
+        count = parse_int(num, lineno, col, self.source, "run count")
+        if count == 0:
+            raise PatternError("run count must be at least 1, got 0", lineno, col, self.source)
+        check_extent(count, self.budget, line=lineno, column=col, source=self.source, what="run count")
+        self.count, self.count_at = count, (lineno, col)
+
+    def apply(self, tag: str, extra: int, lineno: int, col: int) -> bool:
+        """Apply ``tag`` repeated ``count + extra`` times; True for ``!``."""
+        n = (1 if self.count is None else self.count) + extra
+        at = self.count_at if self.count is not None else (lineno, col)
+        self.count = None
+        if tag == "!":
+            return True
+        if tag == "$":
+            self.y += n
+            self.x = 0
+            if self.y > self.budget:
+                check_extent(self.y, self.budget, line=at[0], column=at[1], source=self.source, what="row")
+            return False
+        if tag == "b" or tag == ".":
+            self.x += n
+            if self.x > self.budget:
+                check_extent(self.x, self.budget, line=at[0], column=at[1], source=self.source, what="row length")
+            return False
+        self.add_run(tag, n, at, lineno, col)
+        return False
+
+    def add_run(self, tag: str, n: int, at: tuple[int, int], lineno: int, col: int) -> None:
+        state = 1 if tag == "o" else state_of_tag(tag)
+        rule = self.fields["rule"]
+        if state > 255:
+            raise PatternError(f"state {state} ({tag!r}) is above 255, the largest state", lineno, col, self.source)
+        if rule is not None and state >= rule.n_states:
+            raise PatternError(
+                f"state {state} ({tag!r}) is not a state of rule {rule.canonical()!r}, "
+                f"which has {rule.n_states} states",
+                lineno,
+                col,
+                self.source,
+            )
+        x = self.x + n
+        if x > self.width or self.y >= self.height:
+            check_extent(x, self.budget, line=at[0], column=at[1], source=self.source, what="row length")
+            self.width, self.height = max(self.width, x), max(self.height, self.y + 1)
+            w = max(self.width, self.header[0] if self.header else 0)
+            h = max(self.height, self.header[1] if self.header else 0)
+            check_area(w, h, self.budget, line=at[0], column=at[1], source=self.source, what="RLE content")
+        runs, y = self.runs, self.y
+        ns = runs.ns
+        if ns and runs.ys[-1] == y and runs.states[-1] == state and runs.xs[-1] + ns[-1] == self.x:
+            ns[-1] += n  # continues the previous run (what _Runs.add does, inline)
+        else:
+            runs.add(y, self.x, n, state)
+        if len(ns) >= runs.FLUSH:
+            runs.maybe_flush(self.width, self.height)
+        self.x = x
+
+    def read(self, text: str) -> None:
+        """Parse every line of ``text`` up to ``!``."""
+        for lineno, line in iter_lines(text):
+            self.saw_anything = True
+            if line.startswith("#"):
+                self.hash_line(line, lineno)
+                continue
+            if not self.in_body:
+                if is_header_line(line):
+                    self.header_line(line, lineno)
+                    continue
+                self.in_body = True
+            if self.body_line(line, lineno):
                 break
-            if tag == "$":
-                y += n
-                x = 0
-                if y > budget:
-                    check_extent(y, budget, line=at[0], column=at[1], source=source, what="row")
-                continue
-            if tag == "b" or tag == ".":
-                x += n
-                if x > budget:
-                    check_extent(x, budget, line=at[0], column=at[1], source=source, what="row length")
-                continue
-            state = 1 if tag == "o" else state_of_tag(tag)
-            if state > 255:
-                raise PatternError(f"state {state} ({tag!r}) is above 255, the largest state", lineno, col, source)
-            if rule is not None and state >= rule.n_states:
-                raise PatternError(
-                    f"state {state} ({tag!r}) is not a state of rule {rule.canonical()!r}, "
-                    f"which has {rule.n_states} states",
-                    lineno,
-                    col,
-                    source,
-                )
-            run_y.append(y)
-            run_x.append(x)
-            run_n.append(n)
-            run_state.append(state)
-            x += n
-            if x > width or y >= height:
-                check_extent(x, budget, line=at[0], column=at[1], source=source, what="row length")
-                width, height = max(width, x), max(height, y + 1)
-                w = max(width, header[0] if header else 0)
-                h = max(height, header[1] if header else 0)
-                check_area(w, h, budget, line=at[0], column=at[1], source=source, what="RLE content")
-        if done:
-            break
 
-    if count is not None:
-        raise PatternError(f"run count {count} is not followed by a tag", count_at[0], count_at[1], source)
-    if not saw_anything:
-        raise PatternError("empty pattern file: no RLE header and no cells", 1, 1, source)
-    if header is not None:
-        width, height = max(width, header[0]), max(height, header[1])
-
-    cells = np.zeros((height, width), dtype=np.uint8)
-    fill_runs(cells, run_y, run_x, run_n, run_state)
-    return Pattern(
-        cells=cells,
-        rule=rule,
-        topology=topology,
-        origin=origin,
-        generation=generation,
-        name=name,
-        comments=comments,
-        author=author,
-    )
+    def finish(self) -> Pattern | tuple[int, int]:
+        """The pattern, or its final ``(width, height)`` when the runs were dropped (read again)."""
+        if self.count is not None:
+            raise PatternError(
+                f"run count {self.count} is not followed by a tag", self.count_at[0], self.count_at[1], self.source
+            )
+        if not self.saw_anything:
+            raise PatternError("empty pattern file: no RLE header and no cells", 1, 1, self.source)
+        width, height = self.width, self.height
+        if self.header is not None:
+            width, height = max(width, self.header[0]), max(height, self.header[1])
+        cells = self.runs.finish(width, height)
+        return (width, height) if cells is None else Pattern(cells=cells, **self.fields)
 
 
-def fill_runs(cells: np.ndarray, ys: list[int], xs: list[int], ns: list[int], states: list[int]) -> None:
+def read_rle(text: str, *, source: str | None = None, max_cells: int | None = None) -> Pattern:
+    """Parse RLE ``text`` into a :class:`Pattern` (``cells``: ``(H, W)`` ``uint8``).
+
+    Raises :class:`PatternError` with 1-based line and column for malformed input, unknown
+    characters, states beyond the rule or 255, and sizes beyond ``max_cells``. Working memory is
+    the array plus at most ``_Runs.CAP`` buffered runs: a file with more runs than that and no
+    (or a wrong) header is read a second time, into the shape the first pass found.
+    """
+    budget = resolve_max_cells(max_cells)
+    reader = _RleReader(source, budget)
+    reader.read(text)
+    result = reader.finish()
+    if isinstance(result, tuple):
+        reader = _RleReader(source, budget, shape=result)
+        reader.read(text)
+        result = reader.finish()
+    return result  # type: ignore[return-value]
+
+
+def fill_runs(
+    cells: np.ndarray, ys: Sequence[int], xs: Sequence[int], ns: Sequence[int], states: Sequence[int]
+) -> None:
     """Set ``cells[y, x : x + n] = state`` for every run, in place (``cells``: ``(H, W)`` ``uint8``).
 
-    Short runs are scattered in vectorised chunks (one flat index per cell, bounded memory);
+    The runs are int sequences or typed arrays (``array('q')``, ``array('B')``). Short runs are
+    scattered in vectorised chunks (one flat index per cell, at most 2**22 cells at a time);
     long runs are written as slices.
     """
-    if not ys:
+    if not len(ys):
         return
     width = cells.shape[1]
     flat = cells.reshape(-1)
@@ -252,7 +372,7 @@ def fill_runs(cells: np.ndarray, ys: list[int], xs: list[int], ns: list[int], st
         flat[start : start + int(n[i])] = s[i]
     short = ~long
     y, x, n, s = y[short], x[short], n[short], s[short]
-    chunk = 1 << 16  # runs per chunk: at most 2**24 cells of int64 indices at a time
+    chunk = 1 << 14  # runs per chunk: at most 2**22 cells of int64 indices at a time
     for lo in range(0, n.size, chunk):
         cn = n[lo : lo + chunk]
         starts = y[lo : lo + chunk] * width + x[lo : lo + chunk]
@@ -382,7 +502,7 @@ def write_rle(pattern: Pattern) -> str:
         pending_rows = 0
         used = row[: nonzero[-1] + 1]  # trailing dead cells are omitted
         bounds = np.concatenate(([0], np.flatnonzero(np.diff(used)) + 1, [used.size]))
-        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             n = stop - start
             tag = tag_of_state(int(used[start]), two_state)
             emit(f"{n}{tag}" if n > 1 else tag)

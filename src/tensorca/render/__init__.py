@@ -8,9 +8,12 @@
 Colours: state 0 dark, state 1 bright; Generations' decaying states fade from orange to dim red.
 """
 
-from .frames import Frames, frames, palette, to_rgb
+from .frames import Frames, FrameStream, frame_stream, frames, palette, to_rgb
 from .gif import gif, png, write_gif, write_png
 from .mp4 import mp4, write_mp4
 from .plot import write_population_plot
 
-__all__ = ["Frames", "frames", "gif", "mp4", "palette", "png", "to_rgb", "write_gif", "write_mp4", "write_png", "write_population_plot"]
+__all__ = [
+    "FrameStream", "Frames", "frame_stream", "frames", "gif", "mp4", "palette", "png", "to_rgb", "write_gif",
+    "write_mp4", "write_png", "write_population_plot",
+]

@@ -1,21 +1,31 @@
 """Cells to pictures: a palette per rule, state -> RGB, scaling, grid lines, and frame sequences.
 
-``frames(pattern, rule, gens, every)`` runs a pattern and returns its generations as ``(H, W)``
+``frame_stream(pattern, rule, gens, every)`` runs a pattern and yields its generations as ``(H, W)``
 state arrays on one fixed viewport (on the unbounded plane: the box that holds every frame), so an
-animation does not jump. ``to_rgb`` turns one into an ``(H*scale, W*scale, 3)`` uint8 image.
+animation does not jump; only one frame is in memory at a time, so a run of any length renders in
+the memory of one frame. ``frames(...)`` is the same with every frame kept (``(F, H, W)``).
+``to_rgb`` turns one frame into an ``(H*scale, W*scale, 3)`` uint8 image.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import collections
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ..errors import GridError
+from ..arrays import as_uint8_grid
+from ..crop import bounding_box
+from ..engines.base import Engine
+from ..errors import GridError, UsageError
+from ..observers import Population
 from ..pattern import Pattern
 from ..rules.base import Rule
-from ..simulate import resolve_rule, run
+from ..rules.spec import resolve
+from ..simulate import run
+from ..topology import Topology
 
 #: Dead cells, live cells, grid lines.
 BACKGROUND = (16, 16, 24)
@@ -43,8 +53,8 @@ def to_rgb(cells: np.ndarray, colours: np.ndarray, scale: int = 1, grid: bool = 
 
 def scale_cells(cells: np.ndarray, scale: int = 1, grid: bool = False, grid_index: int = 255) -> np.ndarray:
     """``(H, W)`` states -> ``(H*scale, W*scale)`` palette indices; grid lines get ``grid_index``."""
-    if scale < 1:
-        raise GridError(f"scale must be a positive integer, got {scale}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or scale < 1:
+        raise UsageError(f"scale must be a positive integer, got {scale!r}")
     cells = np.asarray(cells, dtype=np.uint8)
     out = np.repeat(np.repeat(cells, scale, axis=0), scale, axis=1)
     if grid and scale >= 4:
@@ -55,52 +65,148 @@ def scale_cells(cells: np.ndarray, scale: int = 1, grid: bool = False, grid_inde
 
 @dataclass
 class Frames:
-    """A run as pictures: ``cells`` ``(F, H, W)`` uint8 states, the generation of each, the rule's states."""
+    """A run as pictures, held in memory: ``cells`` ``(F, H, W)`` uint8 states, the generation of
+    each, the rule's number of states, and the population of every generation ``0..gens``."""
 
     cells: np.ndarray
     generations: list[int]
     n_states: int
     populations: list[int]
 
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter(self.cells)
 
-def frames(pattern: Any, rule: str | Rule | None = None, gens: int = 100, every: int = 1, backend: str = "numpy") -> Frames:
-    """Generations ``0, every, 2*every, ... <= gens`` of ``pattern`` on one fixed viewport.
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def last(self) -> np.ndarray:
+        """The last frame, ``(H, W)`` uint8."""
+        return self.cells[-1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(H, W)`` of every frame."""
+        return int(self.cells.shape[1]), int(self.cells.shape[2])
+
+
+class FrameStream:
+    """A run as pictures, made while they are written: one ``(H, W)`` uint8 frame in memory at a time.
+
+    ``generations`` (the generation of each frame), ``n_states``, ``populations`` (every generation
+    ``0..gens``) and ``shape`` ``(H, W)`` are known before the first frame: a first pass runs the
+    pattern once, keeping only populations and bounding boxes. Each iteration runs it again from
+    the start, so the stream can be written to several files.
+    """
+
+    def __init__(self, start: Any, rule: Rule, gens: int, every: int, backend: str | Engine,
+                 topology: Topology | None = None) -> None:
+        self._start = start
+        self._rule = rule
+        self._topology = topology  # an array's, when not the torus of its shape
+        self._every = every
+        self._backend = backend
+        self.n_states = rule.n_states
+        self.generations = list(range(0, gens + 1, every))
+        self.populations, self._viewport = _survey(self._advance, start, gens, every)
+        self.shape = self._viewport[2:] if self._viewport is not None else _grid_shape(start)
+
+    def __len__(self) -> int:
+        return len(self.generations)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        current = self._start
+        yield self._picture(current)
+        for _ in self.generations[1:]:
+            current = self._advance(current, self._every)
+            yield self._picture(current)
+
+    def _advance(self, state: Any, generations: int, observe: Population | None = None) -> Any:
+        return run(state, self._rule, generations, backend=self._backend, topology=self._topology, observe=observe)
+
+    def _picture(self, state: Any) -> np.ndarray:
+        if not isinstance(state, Pattern):
+            return np.asarray(state, dtype=np.uint8)
+        if self._viewport is None:
+            return _place_bounded(state)
+        return _place_in_viewport(state, self._viewport)
+
+    def last(self) -> np.ndarray:
+        """The last frame, ``(H, W)`` uint8 (runs the pattern to the end, keeping one frame)."""
+        return collections.deque(self, maxlen=1)[0]  # there is always generation 0
+
+    def collect(self) -> Frames:
+        """Every frame in memory, as :class:`Frames`."""
+        return Frames(np.stack(list(self)), self.generations, self.n_states, self.populations)
+
+
+def frame_stream(pattern: Any, rule: str | Rule | None = None, gens: int = 100, every: int = 1,
+                 backend: str | Engine = "numpy") -> FrameStream:
+    """Generations ``0, every, 2*every, ... <= gens`` of ``pattern`` on one fixed viewport, made one at a time.
 
     ``pattern``: a :class:`Pattern` (unbounded or bounded topology) or an ``(H, W)`` array (a
-    torus of its shape). Populations are recorded for every generation (for plots).
+    torus of its shape). A topology suffix on ``rule`` (``"B3/S23:T40,30"``) sets the topology.
+    On the unbounded plane the viewport is the box that holds every frame, plus one dead cell
+    around it, so an animation does not jump.
     """
-    if gens < 0 or every < 1:
-        raise GridError(f"need gens >= 0 and every >= 1, got gens={gens}, every={every}")
-    if not isinstance(pattern, Pattern):
-        arr = np.asarray(pattern, dtype=np.uint8)
-        if arr.ndim != 2:
-            raise GridError(f"render takes one (H, W) grid, got shape {arr.shape}")
-        rule_value, _ = resolve_rule(rule)
-        states = [arr]
-        populations = [int(np.count_nonzero(arr))]
-        current = arr
-        for gen in range(1, gens + 1):
-            current = run(current, rule_value, 1, backend=backend)
-            populations.append(int(np.count_nonzero(current)))
-            if gen % every == 0:
-                states.append(current)
-        shown = list(range(0, gens + 1, every))
-        return Frames(np.stack(states), shown, rule_value.n_states, populations)
-    rule_value, _ = resolve_rule(rule, fallback=pattern.rule)
-    snapshots: list[Pattern] = [pattern]
-    populations = [pattern.population]
-    current = pattern
-    for gen in range(1, gens + 1):
-        current = run(current, rule_value, 1, backend=backend)
-        populations.append(current.population)
-        if gen % every == 0:
-            snapshots.append(current)
-    shown = list(range(0, gens + 1, every))
-    if pattern.topology.bounded:
-        stack = np.stack([_place_bounded(s) for s in snapshots])
-    else:
-        stack = _common_viewport(snapshots)
-    return Frames(stack, shown, rule_value.n_states, populations)
+    for name, value, least in (("gens", gens, 0), ("every", every, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise UsageError(f"{name} must be an integer >= {least}, got {value!r}")
+    if isinstance(pattern, Pattern):
+        rule_value, topology = resolve(rule, fallback=pattern.rule)
+        if topology is not None:
+            pattern = replace(pattern, topology=topology)
+        return FrameStream(pattern, rule_value, int(gens), int(every), backend)
+    arr = np.asarray(pattern)
+    if arr.ndim != 2:
+        raise GridError(f"render takes one (H, W) grid, got shape {arr.shape}")
+    rule_value, topology = resolve(rule, shape=arr.shape)
+    return FrameStream(as_uint8_grid(arr), rule_value, int(gens), int(every), backend, topology)
+
+
+def frames(pattern: Any, rule: str | Rule | None = None, gens: int = 100, every: int = 1,
+           backend: str | Engine = "numpy") -> Frames:
+    """:func:`frame_stream`, every frame in memory: ``(F, H, W)`` uint8. For long runs write the stream."""
+    return frame_stream(pattern, rule, gens, every, backend).collect()
+
+
+Viewport = tuple[int, int, int, int]
+"""``(x0, y0, H, W)``: the top-left cell of a frame on the unbounded plane and the frame's size."""
+
+
+def _grid_shape(state: Any) -> tuple[int, int]:
+    if isinstance(state, Pattern):
+        return state.topology.shape
+    return int(state.shape[0]), int(state.shape[1])
+
+
+def _survey(advance: Callable[..., Any], start: Any, gens: int, every: int) -> tuple[list[int], Viewport | None]:
+    """The population of every generation ``0..gens`` and, on the unbounded plane, the viewport."""
+    unbounded = isinstance(start, Pattern) and not start.topology.bounded
+    populations = [int(np.count_nonzero(start.cells if isinstance(start, Pattern) else start))]
+    boxes = [start.bounding_box()] if unbounded else []
+    current, done = start, 0
+    while done < gens:
+        k = min(every, gens - done)
+        observer = Population(every=1)
+        current = advance(current, k, observer)
+        populations.extend(int(v) for v in observer.values[1:, 0])
+        done += k
+        if unbounded and done % every == 0:
+            boxes.append(current.bounding_box())
+    return populations, (_viewport(boxes) if unbounded else None)
+
+
+def _viewport(boxes: list[tuple[int, int, int, int] | None], border: int = 1) -> Viewport:
+    """The box ``(x0, y0, H, W)`` around every ``(x, y, w, h)`` box, ``border`` cells wider; ``(0, 0, 1, 1)``
+    when every frame is empty."""
+    found = [b for b in boxes if b is not None]
+    if not found:
+        return (0, 0, 1, 1)
+    x0 = min(b[0] for b in found) - border
+    y0 = min(b[1] for b in found) - border
+    x1 = max(b[0] + b[2] for b in found) + border
+    y1 = max(b[1] + b[3] for b in found) + border
+    return (x0, y0, y1 - y0, x1 - x0)
 
 
 def _place_bounded(p: Pattern) -> np.ndarray:
@@ -111,19 +217,13 @@ def _place_bounded(p: Pattern) -> np.ndarray:
     return out
 
 
-def _common_viewport(snapshots: list[Pattern], border: int = 1) -> np.ndarray:
-    boxes = [s.bounding_box() for s in snapshots]
-    boxes = [b for b in boxes if b is not None]
-    if not boxes:
-        return np.zeros((len(snapshots), 1, 1), dtype=np.uint8)
-    x0 = min(b[0] for b in boxes) - border
-    y0 = min(b[1] for b in boxes) - border
-    x1 = max(b[0] + b[2] for b in boxes) + border
-    y1 = max(b[1] + b[3] for b in boxes) + border
-    out = np.zeros((len(snapshots), y1 - y0, x1 - x0), dtype=np.uint8)
-    for k, s in enumerate(snapshots):
-        h, w = s.cells.shape
-        if h and w:
-            ox, oy = s.origin[0] - x0, s.origin[1] - y0
-            out[k, oy : oy + h, ox : ox + w] = s.cells
+def _place_in_viewport(p: Pattern, viewport: Viewport) -> np.ndarray:
+    """``p``'s live cells drawn on the ``(H, W)`` frame whose top-left cell is ``(x0, y0)``."""
+    x0, y0, height, width = viewport
+    out = np.zeros((height, width), dtype=np.uint8)
+    box = bounding_box(p.cells)
+    if box is not None:
+        top, bottom, left, right = box
+        oy, ox = p.origin[1] + top - y0, p.origin[0] + left - x0
+        out[oy : oy + bottom - top, ox : ox + right - left] = p.cells[top:bottom, left:right]
     return out

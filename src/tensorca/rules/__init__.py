@@ -1,12 +1,14 @@
 """Rule values and the parser for Golly's rule notations.
 
 ``parse_rule("B3/S23")`` and ``parse_spec("B3/S23:T64,64")`` return frozen rule values
-(:class:`TableRule`, :class:`LargerThanLifeRule`) whose ``canonical()`` is Golly's spelling.
+(:class:`TableRule`, :class:`LargerThanLifeRule`) whose ``canonical()`` is Golly's spelling and
+whose ``compile()`` is the step spec engines run (:mod:`.stepspec`). Malformed text raises
+:class:`~tensorca.errors.RuleError` (positioned), whatever the input string.
 """
 
 from .base import CENTRE_BIT, TABLE_WEIGHTS, LargerThanLifeRule, Rule, TableRule
 from .hensel import letter_class
-from .ltl import neighbourhood_mask
+from .neighbourhoods import neighbourhood_mask
 from .spec import parse_rule, parse_spec
 
 __all__ = [

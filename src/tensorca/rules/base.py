@@ -1,25 +1,38 @@
 """Rule values: frozen dataclasses that say what a rule computes, independent of any engine.
 
-Every rule has ``family`` (a short string engines dispatch on), ``n_states`` and
-``canonical()`` (Golly's spelling). Three shapes of rule exist:
+Every rule has ``family`` (a display name), ``n_states``, ``canonical()`` (Golly's spelling) and
+``compile()``, the :class:`~tensorca.rules.stepspec.StepSpec` engines dispatch on (code outside
+``rules/`` never asks which class a rule is). Two shapes of rule exist:
 
 - :class:`TableRule`: any rule whose next state is decided by the 3x3 neighbourhood of state-1
   cells: two-state B/S rules (Moore, ``V``, ``H``), isotropic non-totalistic (Hensel) rules, ``MAP``
   rules, Generations (the same table plus decay states) and Golly's ``Wn`` emulation. All compile to
   one 512-entry table indexed by the 3x3 neighbourhood read in reading order, NW the most
   significant bit and SE the least (Golly's MAP order): index = sum(bit(y, x) << (8 - (3*y + x))).
+  Compiles to ``index3x3`` / ``table``.
 - :class:`LargerThanLifeRule`: range-r outer-totalistic rules (Larger than Life / HROT), given by a
-  neighbourhood mask and inclusive count intervals.
+  neighbourhood mask (or weights) and inclusive count intervals. Compiles to ``mask_count`` or
+  ``weighted_count`` / ``intervals``.
+
+Neighbourhood geometry (3x3 index bits, Golly's range-r shapes and weights) is in
+:mod:`.neighbourhoods`.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from ..errors import RuleError
+from .neighbourhoods import (
+    CENTRE_BIT,
+    TABLE_WEIGHTS,
+    neighbourhood_mask,
+    neighbourhood_weights,
+    state_weights,
+)
 from .stepspec import (
     Index3x3,
     IntervalUpdate,
@@ -30,10 +43,7 @@ from .stepspec import (
     WeightedCount,
 )
 
-#: 512-entry table index weights for a 3x3 window, reading order, NW = 256 ... SE = 1.
-TABLE_WEIGHTS = np.array([[256, 128, 64], [32, 16, 8], [4, 2, 1]], dtype=np.int64)
-#: Bit of the centre cell in a table index.
-CENTRE_BIT = 16
+__all__ = ["CENTRE_BIT", "TABLE_WEIGHTS", "LargerThanLifeRule", "Rule", "TableRule"]
 
 
 class Rule:
@@ -58,8 +68,21 @@ class Rule:
         raise NotImplementedError
 
     def compile(self) -> StepSpec:
-        """The step spec of this rule (computed once per rule value, then shared)."""
-        return _compiled(self)
+        """The step spec of this rule, computed once per rule value and kept on it.
+
+        Kept on the value (not in a global cache) so a rule with a million-cell weighted
+        neighbourhood frees its spec with itself; ``parse_rule`` returns the same value for the
+        same text, so engines asking again every run reuse it.
+        """
+        spec = self.__dict__.get("_spec")
+        if spec is None:
+            spec = self._compile()
+            object.__setattr__(self, "_spec", spec)  # frozen dataclass: not a field, not compared
+        return spec
+
+    def __getstate__(self) -> dict:
+        # pickles (worker processes) carry the rule, not its compiled arrays
+        return {k: v for k, v in self.__dict__.items() if k != "_spec"}
 
     @property
     def reach(self) -> int:
@@ -108,7 +131,7 @@ class TableRule(Rule):
 
     def __post_init__(self) -> None:
         if len(self.table) != 512 or any(b > 1 for b in self.table):
-            raise ValueError("TableRule.table must be 512 bytes of 0/1")
+            raise RuleError("a TableRule's table must be 512 bytes, each 0 or 1")
 
     @property
     def family(self) -> str:  # type: ignore[override]
@@ -159,7 +182,7 @@ class LargerThanLifeRule(Rule):
     decay exactly as in :class:`TableRule`.
 
     ``neighbourhood`` is Golly's letter: ``"M"`` Moore (square), ``"N"`` von Neumann (diamond),
-    ``"C"`` circular, and the other shapes of ``rules.ltl.SUPPORTED``; or ``"@<hex>"`` (what
+    ``"C"`` circular, and the other shapes of ``rules.neighbourhoods.SUPPORTED``; or ``"@<hex>"`` (what
     follows ``N`` in ``N@<hex>``) for a custom 0/1 mask.
 
     Weighted neighbourhoods (``"W<hex>[,<hex>][H]"``, Golly's ``NW``, and ``"G"``, Gaussian)
@@ -182,20 +205,14 @@ class LargerThanLifeRule(Rule):
 
     def neighbourhood_mask(self) -> np.ndarray:
         """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of the cells counted, centre included iff ``include_centre``."""
-        from .ltl import neighbourhood_mask
-
         return neighbourhood_mask(self.neighbourhood, self.radius, self.include_centre)
 
     def neighbourhood_weights(self) -> np.ndarray:
         """``(2r+1, 2r+1)`` int64 weight of each cell (the 0/1 mask unless the neighbourhood is weighted)."""
-        from .ltl import neighbourhood_weights
-
         return neighbourhood_weights(self.neighbourhood, self.radius, self.include_centre)
 
     def state_weights(self) -> tuple[int, ...] | None:
         """Golly's ``NW...,<hex>`` weight of each state (``n_states`` values 0..15), else ``None``."""
-        from .ltl import state_weights
-
         return state_weights(self.neighbourhood)
 
     @property
@@ -226,8 +243,3 @@ class LargerThanLifeRule(Rule):
             state_space=StateSpace("discrete", self.n_states),
             births_from_nothing=any(lo <= empty <= hi for lo, hi in self.birth),
         )
-
-
-@functools.lru_cache(maxsize=256)  # rules are frozen values; engines ask again every run
-def _compiled(rule: Rule) -> StepSpec:
-    return rule._compile()

@@ -11,6 +11,7 @@ this parser accepts them and writes Golly's spelling back.
 from __future__ import annotations
 
 from ._errors import fail
+from ._numbers import DIGITS, whole_number
 from .base import TableRule
 from .lifelike import compile_table, parse_bs_body, part_text
 from .maprule import parse_map
@@ -36,11 +37,11 @@ def _states(src: str, start: int, end: int) -> tuple[int, str | None]:
         if not stripped:
             raise fail("Generations state count missing after the 'C'/'G' prefix", src, start + lead)
     for i, ch in enumerate(stripped):
-        if not ch.isdigit():
+        if ch not in DIGITS:
             raise fail(
                 f"bad character {ch!r} in the Generations state count (two slashes make this a "
                 "Generations rule: survival/birth/states)", src, start + lead + i)
-    n = int(stripped)
+    n = whole_number(stripped, src, start + lead, "Generations state count")
     if not 2 <= n <= MAX_STATES:
         raise fail(f"Generations state count must be from 2 to {MAX_STATES}, got {n}", src, start + lead)
     return n, nb

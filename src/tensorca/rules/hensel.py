@@ -9,7 +9,9 @@ closed under reflection, so the classes are the same sets of integers in either 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
+
+from ..errors import UsageError
 
 #: Letters valid after each count, in Golly's internal order.
 LETTERS: dict[int, str] = {
@@ -46,11 +48,11 @@ def symmetries(index: int) -> set[int]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def letter_class(count: int, letter: str) -> frozenset[int]:
     """The 3x3 indices (centre bit clear) with ``count`` live neighbours named by ``letter``."""
-    if letter not in LETTERS[count]:
-        raise KeyError((count, letter))
+    if count not in LETTERS or len(letter) != 1 or letter not in LETTERS[count]:
+        raise UsageError(f"{letter!r} is not a Hensel letter of count {count} (valid: {LETTERS.get(count) or 'none'})")
     if count <= 4:
         rep = _REPRESENTATIVES[count][LETTERS[count].index(letter)]
     else:  # Golly: counts 5..7 are the complements (centre kept clear) of counts 3..1

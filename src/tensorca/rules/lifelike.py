@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._errors import NEIGHBOURHOOD_MASKS, NEIGHBOURHOOD_SIZES, fail
-from .base import CENTRE_BIT, TableRule
+from ._errors import fail
+from ._numbers import DIGITS
+from .base import TableRule
 from .hensel import ALL_LETTERS, LETTERS, canonical_letters, letter_class
+from .neighbourhoods import CENTRE_BIT, NEIGHBOURHOOD_MASKS, NEIGHBOURHOOD_SIZES
 
 # Part of a rule: neighbour count -> letters kept at that count (all of LETTERS[count] = totalistic).
 Part = dict[int, frozenset[str]]
@@ -56,7 +58,7 @@ def _parse_part(src: str, toks: list[tuple[str, int]], nb: str, what: str) -> Pa
             raise fail(f"'-' must follow a neighbour count in the {what} part", src, pos)
         if c in ALL_LETTERS:
             raise fail(f"letter {src[pos]!r} must follow a neighbour count in the {what} part", src, pos)
-        if not c.isdigit():
+        if c not in DIGITS or len(c) != 1:
             raise fail(f"unexpected character {src[pos]!r} in the {what} part", src, pos)
         count = int(c)
         if count > max_count:
@@ -93,19 +95,41 @@ def _parse_part(src: str, toks: list[tuple[str, int]], nb: str, what: str) -> Pa
     return {k: frozenset(v) for k, v in part.items()}
 
 
+Tokens = list[tuple[str, int]]
+
+
 def parse_bs_body(src: str, start: int, end: int, neighbourhood: str | None = None) -> BSBody:
     """Parse ``src[start:end]`` as Golly's B/S notation (``B3/S23``, ``23/3``, ``B3S23``, ``B2-a/S12``,
     ``B2/S013V``). With ``neighbourhood`` given (Generations) no ``V``/``H`` suffix is read here."""
     toks = _tokens(src, start, end)
     if not toks:
         raise fail("empty rule", src, start)
+    nb, toks = _neighbourhood_suffix(src, toks, neighbourhood)
+    birth_toks, survival_toks = _split_parts(src, toks)
+    return BSBody(
+        birth=_parse_part(src, birth_toks, nb, "birth"),
+        survival=_parse_part(src, survival_toks, nb, "survival"),
+        neighbourhood=nb,
+    )
+
+
+def _neighbourhood_suffix(src: str, toks: Tokens, neighbourhood: str | None) -> tuple[str, Tokens]:
+    """The neighbourhood letter (a final ``V``/``H``, else ``M``) and the tokens before it."""
     nb = neighbourhood or "M"
     if neighbourhood is None and toks[-1][0] in "vh":
-        nb = toks[-1][0].upper()
+        nb, letter_pos = toks[-1][0].upper(), toks[-1][1]
         toks = toks[:-1]
+        if not toks:
+            raise fail(f"the {_NB_NAMES[nb]} neighbourhood letter {src[letter_pos]!r} needs a B/S rule "
+                       "before it", src, letter_pos)
     for c, pos in toks:
         if c in "vh":
             raise fail(f"neighbourhood letter {src[pos]!r} must be at the end of the rule", src, pos)
+    return nb, toks
+
+
+def _split_parts(src: str, toks: Tokens) -> tuple[Tokens, Tokens]:
+    """``(birth tokens, survival tokens)`` of a B/S rule, its ``B``/``S`` letters and slash removed."""
     marks: dict[str, int] = {}
     for idx, (c, pos) in enumerate(toks):
         key = "/" if c in "/_" else c
@@ -116,7 +140,7 @@ def parse_bs_body(src: str, start: int, end: int, neighbourhood: str | None = No
             marks[key] = idx
     b, s, sep = marks.get("b"), marks.get("s"), marks.get("/")
 
-    def strip_letter(seg: list[tuple[str, int]], letter: str) -> list[tuple[str, int]]:
+    def strip_letter(seg: Tokens, letter: str) -> Tokens:
         for j, (c, pos) in enumerate(seg):
             if c == letter and j != 0:
                 raise fail(f"{letter.upper()} must start its part of the rule", src, pos)
@@ -127,32 +151,23 @@ def parse_bs_body(src: str, start: int, end: int, neighbourhood: str | None = No
         if b is not None and s is not None and (b < sep) == (s < sep):
             raise fail("B and S must be on either side of the slash", src, toks[max(b, s)][1])
         if b is None and s is None:
-            survival_toks, birth_toks = left, right  # Golly: plain "23/3" is S/B order
+            parts = right, left  # Golly: plain "23/3" is S/B order
         elif (b is not None and b < sep) or (s is not None and s > sep):
-            birth_toks, survival_toks = strip_letter(left, "b"), strip_letter(right, "s")
+            parts = strip_letter(left, "b"), strip_letter(right, "s")
         else:
-            survival_toks, birth_toks = strip_letter(left, "s"), strip_letter(right, "b")
+            parts = strip_letter(right, "b"), strip_letter(left, "s")
         if toks[sep][0] == "_" and all(c not in ALL_LETTERS for c, _ in toks):
             raise fail("underscore is only valid in non-totalistic rules; use '/'", src, toks[sep][1])
-    else:
-        if b is None and s is None:
-            raise fail("rule must contain a slash or B or S", src, toks[0][1])
-        first = min(x for x in (b, s) if x is not None)
-        if first != 0:
-            raise fail("rule must start with B or S", src, toks[0][1])
-        if b is not None and s is not None:
-            lo, hi = sorted((b, s))
-            seg1, seg2 = toks[lo + 1 : hi], toks[hi + 1 :]
-            birth_toks, survival_toks = (seg1, seg2) if b < s else (seg2, seg1)
-        elif b is not None:
-            birth_toks, survival_toks = toks[1:], []
-        else:
-            birth_toks, survival_toks = [], toks[1:]
-    return BSBody(
-        birth=_parse_part(src, birth_toks, nb, "birth"),
-        survival=_parse_part(src, survival_toks, nb, "survival"),
-        neighbourhood=nb,
-    )
+        return parts
+    if b is None and s is None:
+        raise fail("rule must contain a slash or B or S", src, toks[0][1])
+    if min(x for x in (b, s) if x is not None) != 0:
+        raise fail("rule must start with B or S", src, toks[0][1])
+    if b is not None and s is not None:
+        lo, hi = sorted((b, s))
+        seg1, seg2 = toks[lo + 1 : hi], toks[hi + 1 :]
+        return (seg1, seg2) if b < s else (seg2, seg1)
+    return (toks[1:], []) if b is not None else ([], toks[1:])
 
 
 def compile_table(body: BSBody) -> bytes:

@@ -37,205 +37,23 @@ count: such a cell is neither born nor survives.
 
 from __future__ import annotations
 
-import re
-
-import numpy as np
-
 from ._errors import fail
+from ._numbers import is_digits, whole_number
 from .base import LargerThanLifeRule
+from .neighbourhoods import (
+    HEX_DIGITS,
+    MAX_GAUSSIAN_RANGE,
+    MAX_RANGE,
+    SUPPORTED,
+    UNSUPPORTED,
+    custom_digits,
+    neighbourhood_size,
+    split_weighted,
+    weighted_digits,
+)
 
-MAX_RANGE = 500
 MAX_STATES = 256
-#: Golly's ``MAXGAUSSIANRANGE``.
-MAX_GAUSSIAN_RANGE = 50
 
-#: Neighbourhood letters tensorca computes, with Golly's shape for range r (``ltlalgo.cpp``
-#: ``max_neighbors`` and the ``fast_*`` counting loops). ``dx`` runs right, ``dy`` down (``dy < 0``
-#: is the row above, as in Golly); the centre is decided by ``M`` / HROT, not by the shape.
-SUPPORTED = {
-    "M": "Moore (square)",
-    "N": "von Neumann (|dx|+|dy| <= r)",
-    "C": "circular (dx^2+dy^2 <= r^2+r)",
-    "2": "L2/Euclidean (dx^2+dy^2 <= r^2)",
-    "+": "cross (dx == 0 or dy == 0)",
-    "X": "saltire (|dx| == |dy|)",
-    "*": "star (cross or saltire)",
-    "B": "checkerboard (dx+dy odd)",
-    "D": "aligned checkerboard (dx+dy even)",
-    "#": "hash (|dx| == 1 or |dy| == 1)",
-    "H": "hexagonal (|dx-dy| <= r: the square less its NE and SW corners)",
-    "A": "asterisk (dx == 0, dy == 0 or dx == dy)",
-    "3": "tripod (up, left and down-right arms)",
-    "@": "custom (N@ and (2r+1)^2-1 bits in hex, reading order, centre left out)",
-    "W": "weighted (NW and one signed weight per cell of the (2r+1)^2 square, centre included)",
-    "G": "Gaussian (weight (r+1-|dx|)*(r+1-|dy|), range 1..50)",
-}
-#: Golly neighbourhoods that parse but that tensorca does not compute, with the reason.
-UNSUPPORTED = {
-    "L": ("triangular", ("is not supported by tensorca: its shape flips on alternating cells, so it is not "
-                         "one fixed 0/1 mask")),
-}
-
-_HEX = "0123456789ABCDEF"
-
-
-def custom_digits(radius: int) -> int:
-    """Hex digits of a range-``radius`` ``N@`` neighbourhood: ``(2r+1)^2 - 1`` bits, 4 per digit."""
-    return radius * (radius + 1)
-
-
-def _custom_mask(spec: str, radius: int) -> np.ndarray:
-    """Golly's ``read_custom``: rows top to bottom, cells left to right, most significant bit first."""
-    # a final H is Golly's hexagonal-grid display hint; it does not change the counts
-    digits = spec[1:].upper().removesuffix("H")
-    if len(digits) != custom_digits(radius) or any(d not in _HEX for d in digits):
-        raise ValueError(f"custom neighbourhood for range {radius} needs exactly {custom_digits(radius)} "
-                         f"hex digits, got {spec[1:]!r}")
-    bits = [(int(d, 16) >> k) & 1 for d in digits for k in (3, 2, 1, 0)]
-    half = len(bits) // 2
-    flat = np.array(bits[:half] + [0] + bits[half:], dtype=np.uint8)
-    return flat.reshape(2 * radius + 1, 2 * radius + 1)
-
-
-def custom_neighbourhood(mask: np.ndarray) -> str:
-    """The ``@<hex>`` neighbourhood (as in ``N@<hex>``) of a square 0/1 mask; its centre is ignored."""
-    mask = np.asarray(mask)
-    side = mask.shape[0]
-    if mask.ndim != 2 or mask.shape != (side, side) or side % 2 == 0 or side < 3:
-        raise ValueError(f"a custom neighbourhood mask must be (2r+1, 2r+1) with r >= 1, got {mask.shape}")
-    flat = [int(bool(v)) for v in mask.reshape(-1)]
-    del flat[len(flat) // 2]
-    return "@" + "".join(_HEX[int("".join(map(str, flat[i : i + 4])), 2)] for i in range(0, len(flat), 4))
-
-
-def _split_weighted(spec: str) -> tuple[str, str | None, bool]:
-    """``(weight digits, state-weight digits or None, H hint)`` of a ``W...`` neighbourhood."""
-    body = spec[1:].upper()
-    hint = body.endswith("H")
-    body = body.removesuffix("H")
-    digits, _, states = body.partition(",")
-    return digits, (states if "," in body else None), hint
-
-
-def weighted_digits(radius: int) -> tuple[int, int]:
-    """Hex digits an ``NW`` neighbourhood of range ``radius`` may have: one or two per cell."""
-    cells = (2 * radius + 1) ** 2
-    return cells, 2 * cells
-
-
-def _weights(spec: str, radius: int) -> np.ndarray:
-    """Golly's ``read_weighted``: ``(2r+1, 2r+1)`` int64 weights, reading order, centre included."""
-    digits, _, _ = _split_weighted(spec)
-    one, two = weighted_digits(radius)
-    if len(digits) not in (one, two) or any(d not in _HEX for d in digits):
-        raise ValueError(f"weighted neighbourhood for range {radius} needs exactly {one} or {two} hex "
-                         f"digits, got {digits!r}")
-    width = len(digits) // one
-    sign = 1 << (4 * width - 1)
-    raw = [int(digits[i : i + width], 16) for i in range(0, len(digits), width)]
-    # the top bit is a sign, not two's complement: 8 is -0, F is -7 (FF is -127)
-    return np.array([-(v & (sign - 1)) if v & sign else v for v in raw], dtype=np.int64).reshape(
-        2 * radius + 1, 2 * radius + 1)
-
-
-def state_weights(neighbourhood: str) -> tuple[int, ...] | None:
-    """The state weights (0..15, one per state) of an ``NW...,<hex>`` neighbourhood, else ``None``."""
-    if not neighbourhood.startswith("W"):
-        return None
-    _, states, _ = _split_weighted(neighbourhood)
-    return None if states is None else tuple(int(d, 16) for d in states)
-
-
-def neighbourhood_weights(neighbourhood: str, radius: int, include_centre: bool) -> np.ndarray:
-    """``(2r+1, 2r+1)`` int64 weight of each cell of Golly's range-``radius`` neighbourhood.
-
-    For the 0/1 shapes it is :func:`neighbourhood_mask`. ``W<hex>`` gives its decoded weights
-    (the centre as written; ``include_centre`` plays no part, as in Golly), ``G`` the Gaussian
-    weights ``(r+1-|dx|)*(r+1-|dy|)``, plus 1 at the centre when ``include_centre``. The count of a
-    cell is the sum of the weights of its state-1 neighbours (see :func:`state_weights` for ``NW``
-    with state weights).
-    """
-    if not 1 <= radius <= MAX_RANGE:
-        raise ValueError(f"radius must be from 1 to {MAX_RANGE}, got {radius}")
-    if neighbourhood.startswith("W"):
-        return _weights(neighbourhood, radius)
-    if neighbourhood == "G":
-        if radius > MAX_GAUSSIAN_RANGE:
-            raise ValueError(f"Gaussian radius must be from 1 to {MAX_GAUSSIAN_RANGE}, got {radius}")
-        line = radius + 1 - np.abs(np.arange(-radius, radius + 1, dtype=np.int64))
-        weights = np.outer(line, line)
-        weights[radius, radius] += 1 if include_centre else 0
-        return weights
-    return neighbourhood_mask(neighbourhood, radius, include_centre).astype(np.int64)
-
-
-def weight_levels(weights: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """``[(value, 0/1 uint8 mask of the cells weighing value)]`` for each distinct non-zero weight.
-
-    A weighted count is ``sum(value * count under mask)``: every engine reuses its 0/1 mask count.
-    """
-    weights = np.asarray(weights)
-    return [(int(v), (weights == v).astype(np.uint8)) for v in np.unique(weights) if v != 0]
-
-
-def neighbourhood_mask(neighbourhood: str, radius: int, include_centre: bool) -> np.ndarray:
-    """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of Golly's range-``radius`` neighbourhood.
-
-    ``neighbourhood`` is one of the :data:`SUPPORTED` letters, or ``"@<hex>"`` for a custom
-    neighbourhood (optionally ending in Golly's ``H`` display hint); row 0 is the row above
-    the cell (``dy = -r``). The centre is set iff ``include_centre``.
-    """
-    if not 1 <= radius <= MAX_RANGE:
-        raise ValueError(f"radius must be from 1 to {MAX_RANGE}, got {radius}")
-    if neighbourhood.startswith("@"):
-        mask = _custom_mask(neighbourhood, radius)
-        mask[radius, radius] = 1 if include_centre else 0
-        return mask
-    if neighbourhood.startswith("W") or neighbourhood == "G":  # the support of the weights
-        return (neighbourhood_weights(neighbourhood, radius, include_centre) != 0).astype(np.uint8)
-    if neighbourhood not in SUPPORTED or neighbourhood == "W":
-        raise ValueError(f"unsupported neighbourhood {neighbourhood!r}; expected one of {''.join(SUPPORTED)}")
-    r = radius
-    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
-    d2 = dx * dx + dy * dy
-    cross = (dx == 0) | (dy == 0)
-    saltire = np.abs(dx) == np.abs(dy)
-    shape = {
-        "M": lambda: np.ones_like(dx, dtype=bool),
-        "N": lambda: np.abs(dx) + np.abs(dy) <= r,
-        "C": lambda: d2 <= r * r + r,
-        "2": lambda: d2 <= r * r,
-        "+": lambda: cross,
-        "X": lambda: saltire,
-        "*": lambda: cross | saltire,
-        "B": lambda: (dx + dy) % 2 == 1,
-        "D": lambda: (dx + dy) % 2 == 0,
-        "#": lambda: (np.abs(dx) == 1) | (np.abs(dy) == 1),
-        "H": lambda: np.abs(dx - dy) <= r,
-        "A": lambda: cross | (dx == dy),
-        "3": lambda: ((dx == 0) & (dy <= 0)) | ((dy == 0) & (dx <= 0)) | ((dx == dy) & (dx >= 0)),
-    }[neighbourhood]()
-    mask = shape.astype(np.uint8)
-    mask[r, r] = 1 if include_centre else 0
-    return mask
-
-
-def neighbourhood_size(neighbourhood: str, radius: int) -> int:
-    """Number of cells in the neighbourhood, centre excluded (Golly's ``max_neighbors``).
-
-    Weighted: the largest count, Golly's way: ``NW`` the sum of the positive weights (centre
-    included) times the largest state weight (1 without), ``NG`` ``(r+1)^4``.
-    """
-    if neighbourhood.startswith("W"):
-        weights = neighbourhood_weights(neighbourhood, radius, False)
-        sw = state_weights(neighbourhood)
-        return int(weights[weights > 0].sum()) * (1 if sw is None else max(sw))
-    if neighbourhood == "G":
-        return (radius + 1) ** 4
-    return int(neighbourhood_mask(neighbourhood, radius, False).sum())
-
-
-_INT = re.compile(r"\d+")
 
 
 def _fields(src: str, start: int, end: int) -> list[tuple[str, int]]:
@@ -247,9 +65,7 @@ def _fields(src: str, start: int, end: int) -> list[tuple[str, int]]:
 
 
 def _int(src: str, text: str, pos: int, what: str) -> int:
-    if not _INT.fullmatch(text):
-        raise fail(f"{what} must be a whole number, got {text!r}", src, pos)
-    return int(text)
+    return whole_number(text, src, pos, what)
 
 
 def _interval(src: str, text: str, pos: int, sep: str, what: str) -> tuple[int, int]:
@@ -274,7 +90,7 @@ def _neighbourhood(src: str, text: str, pos: int) -> str:
         return spec
     if spec[:1] == "W":
         end = 1
-        while end < len(spec) and spec[end] in _HEX:
+        while end < len(spec) and spec[end] in HEX_DIGITS:
             end += 1
         tail = spec[end:]
         if tail == "L":
@@ -286,7 +102,7 @@ def _neighbourhood(src: str, text: str, pos: int) -> str:
         return spec
     if spec[:1] == "@":
         end = 1
-        while end < len(spec) and spec[end] in _HEX:
+        while end < len(spec) and spec[end] in HEX_DIGITS:
             end += 1
         tail = spec[end:]
         if tail == "L":
@@ -310,7 +126,7 @@ def _state_weights(src: str, nb: str, text: str, pos: int) -> str:
     if nb.endswith("H"):
         raise fail("state weights come before Golly's H hint (NW<weights>,<state weights>H)", src, pos)
     end = 0
-    while end < len(text) and text[end] in _HEX:
+    while end < len(text) and text[end] in HEX_DIGITS:
         end += 1
     tail = text[end:]
     if tail == "L":
@@ -326,7 +142,7 @@ def _check_custom(src: str, nb: str, r: int, npos: int, n_states: int = 2, rpos:
         raise fail(f"range R{r} is out of range 1..{MAX_GAUSSIAN_RANGE} for the Gaussian neighbourhood NG",
                    src, rpos)
     if nb.startswith("W"):
-        digits, states, _ = _split_weighted(nb)
+        digits, states, _ = split_weighted(nb)
         one, two = weighted_digits(r)
         if len(digits) not in (one, two):
             raise fail(f"weighted neighbourhood NW for range R{r} needs exactly {one} hex digits (one per "
@@ -351,14 +167,16 @@ def _check(src: str, intervals: list[tuple[int, int, int]], lo: int, hi: int, wh
 
 
 def _runs(values: list[tuple[int, int, int]]) -> tuple[tuple[int, int], ...]:
-    """Merge intervals into sorted maximal runs of consecutive counts."""
-    counts = sorted({v for a, b, _ in values for v in range(a, b + 1)})
+    """Merge ``(lo, hi, pos)`` intervals into sorted maximal runs of consecutive counts.
+
+    Works on the intervals, never on the counts they hold: ``S0-127254127`` is one run.
+    """
     runs: list[list[int]] = []
-    for v in counts:
-        if runs and v == runs[-1][1] + 1:
-            runs[-1][1] = v
+    for lo, hi, _ in sorted(values):
+        if runs and lo <= runs[-1][1] + 1:
+            runs[-1][1] = max(runs[-1][1], hi)
         else:
-            runs.append([v, v])
+            runs.append([lo, hi])
     return tuple((a, b) for a, b in runs)
 
 
@@ -369,8 +187,8 @@ def _runs_text(runs: tuple[tuple[int, int], ...]) -> str:
 def parse_ltl(src: str, start: int, end: int) -> LargerThanLifeRule:
     """Parse ``src[start:end]`` in LtL, Kellie Evans or HROT notation."""
     fields = _fields(src, start, end)
-    if len(fields) == 5 and all(_INT.fullmatch(f) for f, _ in fields):  # Kellie Evans
-        r, b1, b2, s1, s2 = (int(f) for f, _ in fields)
+    if len(fields) == 5 and all(is_digits(f) for f, _ in fields):  # Kellie Evans
+        r, b1, b2, s1, s2 = (_int(src, f, pos, "Kellie Evans number") for f, pos in fields)
         p = [pos for _, pos in fields]
         return _build_ltl(src, r, p[0], 0, p[0], 1, [(s1, s2, p[3])], [(b1, b2, p[1])], "M", p[0])
     if len(fields) < 2 or not fields[0][0].startswith("R"):

@@ -10,8 +10,8 @@ padding removed and the unused low bits of the last character cleared.
 
 from __future__ import annotations
 
-from ._errors import HEXAGONAL_MASK, MOORE_MASK, VON_NEUMANN_MASK, fail
-from .base import CENTRE_BIT
+from ._errors import fail
+from .neighbourhoods import CENTRE_BIT, HEXAGONAL_MASK, MOORE_MASK, VON_NEUMANN_MASK
 
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 #: characters -> (neighbourhood letter, cells including the centre, as a table-index mask)

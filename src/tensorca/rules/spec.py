@@ -21,9 +21,9 @@ from .ltl import parse_ltl
 from .maprule import MAP_LENGTHS, parse_map
 from .wolfram import parse_wolfram
 
-_LTL = re.compile(r"\s*(R\d|\d+\s*,)", re.IGNORECASE)
-
-
+_LTL = re.compile(r"\s*(R[0-9]|[0-9]+\s*,)", re.IGNORECASE | re.ASCII)
+#: Longer texts are parsed every time: a cache entry holds the text and the rule built from it.
+CACHE_MAX_CHARS = 4096
 
 def _bounds(text: str) -> tuple[int, int]:
     """``(start, end)`` of ``text`` without surrounding whitespace."""
@@ -31,8 +31,19 @@ def _bounds(text: str) -> tuple[int, int]:
     return start, start + len(text.strip())
 
 
-@functools.lru_cache(maxsize=1024)  # rules are frozen values; run() parses the same text again and again
 def _parse(text: str, start: int, end: int) -> Rule:
+    """The rule in ``text[start:end]``, from a bounded cache when ``text`` is short."""
+    if len(text) > CACHE_MAX_CHARS:
+        return _parse_text(text, start, end)
+    return _parse_cached(text, start, end)
+
+
+@functools.lru_cache(maxsize=1024)  # rules are frozen values; run() parses the same text again and again
+def _parse_cached(text: str, start: int, end: int) -> Rule:
+    return _parse_text(text, start, end)
+
+
+def _parse_text(text: str, start: int, end: int) -> Rule:
     if start >= end:
         raise fail("empty rule", text, start)
     body = text[start:end]

@@ -39,7 +39,7 @@ by one (n-1 goes to 0) whatever their neighbours, only state-0 cells are born.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 
@@ -124,8 +124,8 @@ class IntervalUpdate:
     kind: Literal["intervals"] = "intervals"
 
 
-Perceive = Union[Index3x3, MaskCount, WeightedCount]
-Update = Union[TableUpdate, IntervalUpdate]
+Perceive = Index3x3 | MaskCount | WeightedCount
+Update = TableUpdate | IntervalUpdate
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ even ``n`` from 0 to 254 (an odd ``n`` would give birth on an empty row, like B0
 from __future__ import annotations
 
 from ._errors import fail
+from ._numbers import DIGITS, whole_number
 from .base import CENTRE_BIT, TableRule
 
 
@@ -22,9 +23,9 @@ def parse_wolfram(src: str, start: int, end: int) -> TableRule:
     if not digits:
         raise fail("Wolfram rule needs a number after W", src, start + 1)
     for i, ch in enumerate(digits):
-        if not ch.isdigit():
+        if ch not in DIGITS:
             raise fail(f"bad character {ch!r} in Wolfram rule", src, start + 1 + i)
-    n = int(digits)
+    n = whole_number(digits, src, start + 1, "Wolfram rule number")
     if n > 254 or n % 2:
         raise fail(
             f"Wolfram rule must be an even number from 0 to 254 as in Golly, got {n}; "

@@ -25,21 +25,26 @@ How a batch runs (the same scheme for every engine):
 
 from __future__ import annotations
 
+import math
+import secrets
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
+from .. import costmodel
 from ..analysis.census import sorted_counts, splitter_for
-from ..analysis.evolve import Stepper, as_rule, crop_state
+from ..analysis.evolve import Stepper
 from ..analysis.objects import UNRESOLVED, Splitter
 from ..arrays import like_input, to_engine
+from ..crop import crop
 from ..engines import get_engine
 from ..engines.base import Engine
-from ..errors import EngineError, GridError, RuleError
+from ..errors import EngineError, GridError, RuleError, UsageError
 from ..rules.base import Rule
+from ..rules.spec import resolve
 from ..topology import Topology
 
 SOUP_SIZE = 16
@@ -57,8 +62,8 @@ BAND_MAX_PERIOD = 16
 MIN_BATCH = 4
 FIRST_PLANE = 128
 MAX_PLANE = 1024
-#: Engines tried in order when ``backend="auto"``.
-PREFERENCE = ("bitpack-gpu", "bitpack-cpu", "torch", "numpy")
+#: A rough mean lifetime (generations) of a 16x16 soup: the work ``backend="auto"`` plans for.
+TYPICAL_LIFETIME = 1000
 
 
 @dataclass
@@ -81,6 +86,10 @@ class SoupSearchResult:
     escaped: int = 0
     promoted: int = 0
     extra: dict = field(default_factory=dict)
+    #: True for the partial census of a search stopped early (:class:`SearchInterrupted`).
+    interrupted: bool = False
+    #: The seed the soups were drawn from (drawn at random when ``soup_search`` got ``seed=None``).
+    seed: int | None = None
 
     @property
     def soups_per_second(self) -> float:
@@ -91,8 +100,27 @@ class SoupSearchResult:
         return sum(self.counts.values())
 
 
-def pick_engine(rule: Rule, backend: str = "auto", device: str | None = None) -> tuple[Engine, str]:
-    """The engine (and device) to run soups on: ``backend`` if named, else the fastest available."""
+class SearchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`soup_search`: still a ``KeyboardInterrupt``, carrying the partial census.
+
+    ``result`` is a :class:`SoupSearchResult` with ``interrupted=True`` holding the soups censused
+    before the interrupt (``result.soups`` of them; soups still running are not counted).
+    """
+
+    def __init__(self, result: SoupSearchResult):
+        super().__init__(f"soup search interrupted with {result.soups} soups censused")
+        self.result = result
+
+
+def pick_engine(rule: Rule, backend: str = "auto", device: str | None = None, *, count: int = 1000,
+                batch: int = 256, max_gens: int = 20000) -> tuple[Engine, str]:
+    """The engine (and device) to run ``count`` soups on, ``batch`` at a time.
+
+    ``backend`` if named; for ``"auto"``, the cost model's choice (:func:`tensorca.costmodel.choose`)
+    for the work of a soup search: ``min(batch, count)`` bounded ``FIRST_PLANE``-wide planes run
+    ``count * lifetime / planes`` generations in calls of ``CHUNK`` generations, where a soup lives
+    about ``min(max_gens, TYPICAL_LIFETIME)`` generations.
+    """
     plane = Topology.plane(FIRST_PLANE, FIRST_PLANE)
     if backend != "auto":
         engine = get_engine(backend)
@@ -100,19 +128,11 @@ def pick_engine(rule: Rule, backend: str = "auto", device: str | None = None) ->
             raise EngineError(engine.why_unsupported(rule, plane))
         devices = engine.devices()
         return engine, device or ("cuda" if "cuda" in devices else devices[0] if devices else "cpu")
-    for name in PREFERENCE:
-        try:
-            engine = get_engine(name)
-        except EngineError:
-            continue
-        devices = engine.devices()
-        if not devices or not engine.supports(rule, plane):
-            continue
-        if name == "bitpack-gpu" and "cuda" not in devices:
-            continue
-        chosen = device or ("cuda" if "cuda" in devices else devices[0])
-        return engine, chosen
-    raise EngineError(f"no engine can run rule {rule.canonical()!r} on a bounded plane")
+    planes = max(1, min(batch, count))
+    generations = max(CHUNK, math.ceil(max(count, 1) * min(max_gens, TYPICAL_LIFETIME) / planes))
+    choice = costmodel.choose(rule, plane, planes, (FIRST_PLANE, FIRST_PLANE), generations, device=device,
+                              calls=math.ceil(generations / CHUNK))
+    return get_engine(choice.engine), device or choice.device
 
 
 def _periodic_tail(history: deque, quiet: int) -> bool:
@@ -157,17 +177,20 @@ class _Search:
         self.unstable = 0
         self.escaped = 0
         self.promoted = 0
+        self.finished = 0  # soups censused (their counts are in self.counts)
+        self.seed: int | None = None
 
     # -- host-side handling ----------------------------------------------------------------
     def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         """Census ``cells`` (one plane); False (and nothing counted) if not stable and ``stable_only``."""
-        found = self.splitter.split(crop_state(cells, (0, 0)))
+        found = self.splitter.split(crop(cells, (0, 0)))
         if stable_only and (any(f.apgcode == UNRESOLVED for f in found) or not _ships_clear(found, self.reach)):
             return False
         self.counts.update(f.apgcode for f in found)
         self.counts.update(soup.escaped)
         self.escaped += sum(soup.escaped.values())
         self.generations += soup.gen
+        self.finished += 1
         return True
 
     def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
@@ -177,7 +200,7 @@ class _Search:
         inside = (ys >= guard) & (ys < size - guard) & (xs >= guard) & (xs < size - guard)
         if inside.all():
             return True
-        index = {(int(y), int(x)): i for i, (y, x) in enumerate(zip(ys.tolist(), xs.tolist()))}
+        index = {(int(y), int(x)): i for i, (y, x) in enumerate(zip(ys.tolist(), xs.tolist(), strict=True))}
         done: set[int] = set()
         for start in np.flatnonzero(~inside).tolist():
             if start in done:
@@ -253,7 +276,30 @@ class _Search:
             if not busy and exhausted and not any(t.pending for t in tiers.values()):
                 return
 
-    def step_tier(self, tier: "_Tier") -> list[tuple[_Soup, np.ndarray]]:
+    def settled(self, soup: _Soup, plane: np.ndarray) -> bool:
+        """Census ``soup`` if its populations say it may be stable and its ash confirms it."""
+        history = soup.pops
+        lag = LAG // CHUNK
+        candidate = (
+            len(history) > 2 * lag
+            and history[-1] == history[-1 - lag] == history[-1 - 2 * lag]
+            and soup.gen - soup.last_event >= 2 * LAG
+        )
+        # Ash with a period that does not divide LAG never passes that test; now and then
+        # look for any short period in the sampled populations.
+        forced = (
+            not candidate
+            and soup.gen % FORCED_CHECK == 0
+            and _periodic_tail(history, soup.gen - soup.last_event)
+        )
+        if not (candidate or forced) or soup.gen < soup.next_check:
+            return False
+        if self.finish(soup, plane, stable_only=True):
+            return True
+        soup.next_check = soup.gen + 2 * LAG
+        return False
+
+    def step_tier(self, tier: _Tier) -> list[tuple[_Soup, np.ndarray]]:
         """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
         size = tier.size
         guard = CHUNK * self.reach
@@ -265,7 +311,8 @@ class _Search:
         )
         cells = np.ascontiguousarray(like_input(out, batch))[: len(tier.cells)]
         pops = np.count_nonzero(cells, axis=(1, 2))
-        band = (
+        # (B,) bool: some live cell lies in a plane's guard band.
+        band = np.asarray(
             cells[:, :guard].any(axis=(1, 2))
             | cells[:, -guard:].any(axis=(1, 2))
             | cells[:, :, :guard].any(axis=(1, 2))
@@ -277,7 +324,7 @@ class _Search:
             soup.gen += CHUNK
             if band[b]:
                 if not self.clear_band(soup, cells[b], guard):
-                    outgrown.append((soup, crop_state(cells[b], (0, 0))[0].copy()))
+                    outgrown.append((soup, crop(cells[b], (0, 0))[0].copy()))
                     keep[b] = False
                     continue
                 pops[b] = np.count_nonzero(cells[b])
@@ -285,6 +332,7 @@ class _Search:
                 self.counts.update(soup.escaped)
                 self.escaped += sum(soup.escaped.values())
                 self.generations += soup.gen
+                self.finished += 1
                 keep[b] = False
                 continue
             soup.pops.append(int(pops[b]))
@@ -293,25 +341,8 @@ class _Search:
                 self.unstable += 1
                 keep[b] = False
                 continue
-            history = soup.pops
-            lag = LAG // CHUNK
-            candidate = (
-                len(history) > 2 * lag
-                and history[-1] == history[-1 - lag] == history[-1 - 2 * lag]
-                and soup.gen - soup.last_event >= 2 * LAG
-            )
-            # Ash with a period that does not divide LAG never passes that test; now and then
-            # look for any short period in the sampled populations.
-            forced = (
-                not candidate
-                and soup.gen % FORCED_CHECK == 0
-                and _periodic_tail(history, soup.gen - soup.last_event)
-            )
-            if (candidate or forced) and soup.gen >= soup.next_check:
-                if self.finish(soup, cells[b], stable_only=True):
-                    keep[b] = False
-                else:
-                    soup.next_check = soup.gen + 2 * LAG
+            if self.settled(soup, cells[b]):
+                keep[b] = False
         tier.cells = cells
         tier.keep(keep)
         return outgrown
@@ -345,7 +376,7 @@ class _Tier:
     def keep(self, mask: np.ndarray) -> None:
         if not mask.all():
             self.cells = self.cells[mask]
-            self.soups = [s for s, k in zip(self.soups, mask) if k]
+            self.soups = [s for s, k in zip(self.soups, mask, strict=True) if k]
 
 
 def _component(start: int, ys: np.ndarray, xs: np.ndarray, index: dict) -> set[int]:
@@ -373,7 +404,8 @@ def _ships_clear(found, reach: int) -> bool:
     for ship in ships:
         sy, sx = np.nonzero(ship.cells)
         sy, sx = sy + ship.origin[1], sx + ship.origin[0]
-        rest = [f for f in found if f is not ship and f.behaviour is not None and f.behaviour.displacement != ship.behaviour.displacement]
+        rest = [f for f in found if f is not ship and f.behaviour is not None
+                and f.behaviour.displacement != ship.behaviour.displacement]
         if not rest:
             continue
         oy = np.concatenate([np.nonzero(f.cells)[0] + f.origin[1] for f in rest])
@@ -410,7 +442,7 @@ def soup_search(
     count: int,
     rule: str | Rule | None = None,
     *,
-    seed: int = 0,
+    seed: int | None = 0,
     density: float = 0.5,
     max_gens: int = 20000,
     batch: int = 256,
@@ -422,27 +454,23 @@ def soup_search(
     """Run ``count`` random 16x16 soups of ``density`` under a two-state ``rule`` and census their ash.
 
     Soups are reproducible from ``seed`` (soup ``i`` is the ``i``-th 16x16 draw of
-    ``numpy.random.default_rng(seed)``). ``backend="auto"`` picks the fastest engine that supports
-    the rule (bit-packed on a GPU, bit-packed on the CPU, torch, NumPy). ``progress(done, count)``
-    is called as soups finish. ``grids``: run these ``(N, h, w)`` starting grids instead of
-    random soups (``count`` is then ignored).
+    ``numpy.random.default_rng(seed)``); ``seed=None`` draws a 32-bit seed, reported as
+    ``result.seed`` so the run can be repeated. ``backend="auto"`` lets the cost model pick the engine
+    for this many soups (:func:`pick_engine`). ``progress(finished, count)`` is called each time a
+    soup starts and once at the end. ``grids``: run these ``(N, h, w)`` starting grids instead of
+    random soups (``count`` is then ignored). Ctrl-C raises :class:`SearchInterrupted` (a ``KeyboardInterrupt``) whose
+    ``result`` is the census of the soups finished so far.
     """
-    if grids is not None:
-        grids = np.asarray(grids, dtype=np.uint8)
-        if grids.ndim != 3 or grids.shape[1] > FIRST_PLANE // 2 or grids.shape[2] > FIRST_PLANE // 2:
-            raise GridError(f"grids must be (N, h, w) with h, w <= {FIRST_PLANE // 2}, got shape {grids.shape}")
-        count = len(grids)
-    if count < 0:
-        raise GridError(f"soup count must be non-negative, got {count}")
-    if not 0.0 <= density <= 1.0:
-        raise GridError(f"density must lie in [0, 1], got {density}")
-    if max_gens < 1:
-        raise GridError(f"max_gens must be positive, got {max_gens}")
-    rule_value = as_rule(rule)
+    grids, count = _check_arguments(count, density, max_gens, grids)
+    rule_value = resolve(rule)[0]
     if rule_value.n_states != 2:
-        raise RuleError(f"soup search needs a two-state rule; this one has {rule_value.n_states} states", rule_value.canonical())
-    engine, chosen = pick_engine(rule_value, backend, device)
+        raise RuleError(f"soup search needs a two-state rule; this one has {rule_value.n_states} states",
+                        rule_value.canonical())
+    engine, chosen = pick_engine(rule_value, backend, device, count=count, batch=max(1, batch), max_gens=max_gens)
     search = _Search(rule_value, engine, chosen, max(1, batch), max_gens)
+    if seed is None:
+        seed = secrets.randbits(32)
+    search.seed = seed
     rng = np.random.default_rng(seed)
     issued = [0]
     began = time.perf_counter()
@@ -450,8 +478,8 @@ def soup_search(
     def source() -> tuple[_Soup, np.ndarray] | None:
         if issued[0] >= count:
             return None
-        if progress is not None and issued[0] % 100 == 0:
-            progress(issued[0], count)
+        if progress is not None:
+            progress(search.finished, count)
         if grids is not None:
             cells = grids[issued[0]]
         else:
@@ -460,19 +488,45 @@ def soup_search(
         issued[0] += 1
         return soup, cells
 
-    search.run(source)
-    seconds = time.perf_counter() - began
+    try:
+        search.run(source)
+    except KeyboardInterrupt as exc:
+        partial = _result(search, search.finished, time.perf_counter() - began, interrupted=True)
+        raise SearchInterrupted(partial) from exc
     if progress is not None:
         progress(count, count)
+    return _result(search, count, time.perf_counter() - began)
+
+
+def _check_arguments(count: int, density: float, max_gens: int,
+                     grids: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """``(grids as uint8 or None, soup count)``; :class:`UsageError` / :class:`GridError` for bad values."""
+    if grids is not None:
+        grids = np.asarray(grids, dtype=np.uint8)
+        if grids.ndim != 3 or grids.shape[1] > FIRST_PLANE // 2 or grids.shape[2] > FIRST_PLANE // 2:
+            raise GridError(f"grids must be (N, h, w) with h, w <= {FIRST_PLANE // 2}, got shape {grids.shape}")
+        count = len(grids)
+    if count < 0:
+        raise UsageError(f"soup count must be non-negative, got {count}")
+    if not 0.0 <= density <= 1.0:
+        raise UsageError(f"density must lie in [0, 1], got {density}")
+    if max_gens < 1:
+        raise UsageError(f"max_gens must be positive, got {max_gens}")
+    return grids, count
+
+
+def _result(search: _Search, soups: int, seconds: float, interrupted: bool = False) -> SoupSearchResult:
     return SoupSearchResult(
         counts=sorted_counts(search.counts),
-        soups=count,
+        soups=soups,
         seconds=seconds,
         generations=search.generations,
         unstable=search.unstable,
-        engine=engine.name,
-        device=chosen,
-        rule=rule_value.canonical(),
+        engine=search.engine.name,
+        device=search.device,
+        rule=search.rule.canonical(),
         escaped=search.escaped,
         promoted=search.promoted,
+        interrupted=interrupted,
+        seed=search.seed,
     )

@@ -1,0 +1,309 @@
+"""``tensorca run``: run a pattern file, a random soup or a checkpoint; print a summary table.
+
+Every option is checked before generation 1 (output extensions and folders, options that would be
+silently ignored, the engine's devices), so a long run never ends in an error it could have
+reported at the start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import secrets
+import time
+from typing import Any
+
+import numpy as np
+from rich.table import Table
+
+from .. import checkpoint as checkpoint_io
+from .. import io as pattern_io
+from .. import simulate
+from ..engines import engine_names
+from ..errors import TensorcaError, UsageError
+from ..observers import Population
+from ..pattern import Pattern
+from ..random_grids import random_soup
+from ..rules.base import Rule
+from ..rules.spec import resolve
+from ..topology import Topology, parse_topology
+from . import _args
+from ._console import out, progress_bar, say
+
+#: ``--explain`` warns when auto predicts a run longer than this (seconds).
+LONG_RUN_S = 600.0
+#: Options that shape a random soup: an error with a pattern file or a checkpoint.
+SOUP_ONLY = ("batch", "density", "seed")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``run`` to the ``tensorca`` sub-parsers."""
+    p = subparsers.add_parser("run", help="run a pattern file or a random soup")
+    p.add_argument("file", nargs="?", help="pattern file (RLE, .cells, Life 1.05/1.06, .mc, optionally gzipped), "
+                                           "or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("--gens", type=_args.integer(0), required=True, help="generations to run")
+    p.add_argument("--rule", help="rule string, e.g. B36/S23 or 345/2/4:T128,128 (default: the file's, else B3/S23)")
+    p.add_argument("--topology", help="Golly suffix such as :T256,256 or :P64,64 (soups: T or P for their own size)")
+    p.add_argument("--backend", default="auto",
+                   help=f"engine name ({', '.join(engine_names())}), or auto (default): the predicted fastest")
+    p.add_argument("--device", type=_args.device, default=None,
+                   help="cpu, cuda, cuda:N or mps for torch/GPU engines (default: auto's choice, or cpu)")
+    p.add_argument("--explain", action="store_true", help="print auto's choice and every engine's predicted cost")
+    p.add_argument("--out", help="write the final pattern here (.rle, .cells, .lif, .mc, optionally .gz)")
+    p.add_argument("--soup", type=_args.grid_size, metavar="WxH", help="start from a random soup of this size")
+    p.add_argument("--density", type=_args.number(0.0, 1.0), default=None, help="soup density (default 0.5)")
+    p.add_argument("--seed", type=_args.integer(0, 2**63 - 1), default=None,
+                   help="soup random seed (default: drawn and printed)")
+    p.add_argument("--batch", type=_args.integer(1, 2**31 - 1), default=None,
+                   help="run this many soups at once as a (B, H, W) batch")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--max-bytes", type=_args.byte_size,
+                   help="memory budget for the engine (e.g. 512M, 2G); larger batches run in chunks")
+    p.add_argument("--checkpoint", metavar="FILE.npz",
+                   help="write the state here atomically (every N with --checkpoint-every, at the end, on Ctrl-C)")
+    p.add_argument("--checkpoint-every", type=_args.integer(1), metavar="N", help="checkpoint every N generations")
+    p.add_argument("--resume", metavar="FILE.npz", help="continue a checkpoint for --gens more generations")
+    p.add_argument("--population", metavar="FILE.csv",
+                   help="write the population per generation (a batch: one generation,grid,population row per grid)")
+    p.add_argument("--population-every", type=_args.integer(1), default=None, metavar="K",
+                   help="sample the population every K generations (default 1; needs --population)")
+    p.set_defaults(func=cmd_run)
+
+
+@dataclasses.dataclass
+class Start:
+    """What a run starts from: the state, the rule (as given to ``run`` and resolved), its label."""
+
+    state: Pattern | np.ndarray
+    rule_arg: str | Rule | None
+    rule: Rule
+    topology: str | Topology | None
+    label: str
+    generation: int = 0  # of an array state resumed from a checkpoint
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    check_options(args)
+    check_backend(args.backend, args.device)
+    start = starting_state(args)
+    checkpoint = args.checkpoint or (args.resume if args.checkpoint_every is not None else None)
+    if args.explain:
+        explain(args, start)
+    observer = Population(every=args.population_every or 1) if args.population else None
+    with progress_bar(not args.no_progress, args.gens) as progress:
+        began = time.perf_counter()
+        try:
+            result = simulate.run(start.state, start.rule_arg, args.gens, backend=args.backend,
+                                  topology=start.topology, device=args.device, progress=progress,
+                                  max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
+                                  checkpoint_every=args.checkpoint_every, start_generation=start.generation)
+        except simulate.Interrupted as stop:
+            say(f"tensorca: interrupted; generation {stop.generation} saved to {stop.path} "
+                f"(continue with: tensorca run --resume {stop.path} --gens N)", stderr=True)
+            return 130
+        seconds = time.perf_counter() - began
+    final = print_summary(args, start, result, seconds)
+    write_outputs(args, start, result, final, observer, checkpoint)
+    return 0
+
+
+# -- before generation 1 ----------------------------------------------------------------------
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse conflicting or ignored options and output paths that would fail after the run."""
+    if args.resume is not None:
+        if args.file is not None or args.soup is not None:
+            raise UsageError("--resume continues a checkpoint; do not also give a FILE or --soup")
+    elif (args.file is None) == (args.soup is None):
+        raise UsageError("give either a pattern FILE or --soup WIDTHxHEIGHT (or --resume CHECKPOINT)")
+    if args.checkpoint_every is not None and args.checkpoint is None and args.resume is None:
+        raise UsageError("--checkpoint-every needs --checkpoint FILE")
+    if args.population_every is not None and args.population is None:
+        raise UsageError("--population-every needs --population FILE.csv")
+    if args.soup is None:
+        given = [f"--{name}" for name in SOUP_ONLY if getattr(args, name) is not None]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise UsageError(f"{', '.join(given)} {verb} to --soup only (the pattern comes from "
+                             f"{'the checkpoint' if args.resume else 'the file'})")
+    if args.resume is not None and args.topology is not None:
+        raise UsageError("--topology cannot change a checkpoint's topology; --resume keeps it")
+    _args.check_output(args.out, "pattern", "--out")
+    _args.check_output(args.checkpoint, "checkpoint", "--checkpoint")
+    if args.resume is not None and args.checkpoint is None and args.checkpoint_every is not None:
+        _args.check_output(args.resume, "checkpoint", "--resume")  # rewritten in place every N generations
+    _args.check_output(args.population, "csv", "--population")
+
+
+def check_backend(backend: str, device: str | None) -> None:
+    """Refuse, before anything runs, a named engine that has no device here (a GPU engine on a
+    machine without a CUDA GPU). Unknown names are left to ``run`` (which lists the known ones)."""
+    if backend == "auto" or backend not in engine_names():
+        return
+    from ..engines import get_engine
+
+    devices = get_engine(backend).devices()
+    if not devices:
+        raise UsageError(f"--backend {backend} needs a CUDA GPU, and none is visible here; "
+                         "use --backend auto (or a CPU engine such as bitpack-cpu or numpy)")
+    if device is not None and device.split(":")[0] not in devices:
+        raise UsageError(f"--backend {backend} runs on {', '.join(devices)} here, not on --device {device}")
+
+
+def starting_state(args: argparse.Namespace) -> Start:
+    """The state to run: a checkpoint, a pattern file (bundled names resolve), or a random soup."""
+    if args.resume is not None:
+        return _resumed(args)
+    if args.file is not None:
+        path = _args.pattern_input(args.file)
+        pattern = pattern_io.load(path)
+        rule, _ = resolve(args.rule, fallback=pattern.rule)
+        return Start(pattern, args.rule, rule, args.topology, os.path.basename(path))
+    return _soup(args)
+
+
+def _resumed(args: argparse.Namespace) -> Start:
+    saved = checkpoint_io.load(args.resume)
+    if args.rule is not None and resolve(args.rule)[0].canonical() != saved.rule.canonical():
+        raise UsageError(f"--rule {args.rule} differs from the checkpoint's rule {saved.rule.canonical()}")
+    generation = 0 if isinstance(saved.state, Pattern) else saved.generation
+    label = f"{os.path.basename(args.resume)} (resumed at generation {saved.generation})"
+    return Start(saved.state, saved.rule, saved.rule, saved.topology, label, generation)
+
+
+def _soup(args: argparse.Namespace) -> Start:
+    height, width = args.soup
+    given = None if args.topology is None else soup_topology(args.topology, height, width)
+    rule, topology = resolve(args.rule, given)  # a rule suffix that contradicts --topology is an error
+    density = 0.5 if args.density is None else args.density
+    seed = secrets.randbits(32) if args.seed is None else args.seed  # printed, so the run can be repeated
+    state = random_soup(height, width, density, seed, args.batch, n_states=rule.n_states)
+    topology = topology or Topology.torus(width, height)
+    label = f"soup {width}x{height}, density {density:g}, seed {seed}" + (f", batch {args.batch}" if args.batch else "")
+    return Start(state, rule, rule, topology, label)
+
+
+def soup_topology(topology: str, height: int, width: int) -> Topology:
+    """A soup's topology: ``T``/``P`` (or ``torus``/``plane``) of its own size, else a Golly suffix."""
+    name = topology.strip().lower()
+    if name in ("t", "torus"):
+        return Topology.torus(width, height)
+    if name in ("p", "plane"):
+        return Topology.plane(width, height)
+    return parse_topology(topology)
+
+
+def explain(args: argparse.Namespace, start: Start) -> None:
+    """Print auto's choice and predictions; warn when the predicted run is long."""
+    every = args.checkpoint_every
+    calls = max(len(range(0, args.gens, every)) if every else 1, 1)
+    choice = simulate.explain(start.state, start.rule_arg, args.gens, topology=start.topology, device=args.device,
+                              calls=calls)
+    say(choice.describe())
+    if args.backend != "auto":
+        say(f"(--backend {args.backend} given: running that engine instead)")
+    engine = choice.engine if args.backend == "auto" else args.backend  # the engine that will run
+    chosen = [p for p in choice.predictions if p.engine == engine and p.supported
+              and (p.device == choice.device or engine != choice.engine)]
+    predicted = min((p.total for p in chosen), default=0.0)
+    if predicted > LONG_RUN_S:
+        hint = "" if args.checkpoint else "; add --checkpoint FILE.npz --checkpoint-every N to stop and resume"
+        say(f"tensorca: warning: this run is predicted to take {duration(predicted)}: fewer --gens or a smaller "
+            f"grid finish sooner{hint}", stderr=True)
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``12 min``, ``1.9 h``, ``3.2 days``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+# -- after the run ----------------------------------------------------------------------------
+
+
+def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: float) -> Pattern:
+    """Print the summary table; return the final state as a pattern (a batch: its first grid)."""
+    table = Table(title=start.label, show_header=False, min_width=len(start.label))  # the title on one line
+    if isinstance(result, Pattern):
+        final, cells_per_generation = result, (result.cells.size if result.topology.bounded else None)
+        _pattern_rows(table, result, start.rule)
+    else:
+        final = _array_rows(table, args, start, result)
+        cells_per_generation = result.size
+    table.add_row("backend", _backend_label(args, start))
+    table.add_row("time", f"{seconds:.3f} s")
+    if args.gens and seconds > 0:
+        table.add_row("generations/s", f"{args.gens / seconds:,.1f}")
+        if cells_per_generation is not None:
+            table.add_row("cell updates/s", f"{cells_per_generation * args.gens / seconds:,.0f}")
+    out.print(table)
+    return final
+
+
+def _pattern_rows(table: Table, result: Pattern, rule: Rule) -> None:
+    box = result.bounding_box()
+    table.add_row("rule", result.rule.canonical() if result.rule else rule.canonical())
+    table.add_row("topology", str(result.topology))
+    table.add_row("generation", str(result.generation))
+    table.add_row("population", str(result.population))
+    table.add_row("bounding box", "empty" if box is None else f"x={box[0]} y={box[1]} {box[2]}x{box[3]}")
+
+
+def _array_rows(table: Table, args: argparse.Namespace, start: Start, result: np.ndarray) -> Pattern:
+    grids = result if result.ndim == 3 else result[None]
+    height, width = grids.shape[1:]
+    topology = start.topology if isinstance(start.topology, Topology) else Topology.torus(width, height)
+    populations = [int(p) for p in np.count_nonzero(grids, axis=(1, 2))]
+    total = start.generation + args.gens
+    table.add_row("rule", start.rule.canonical())
+    table.add_row("topology", str(topology))
+    table.add_row("generations", str(total) if not start.generation else f"{total} ({args.gens} run here)")
+    table.add_row("population", " ".join(map(str, populations[:8])) + (" ..." if len(populations) > 8 else ""))
+    return Pattern(cells=grids[0], rule=start.rule, topology=topology)
+
+
+def _backend_label(args: argparse.Namespace, start: Start) -> str:
+    if args.backend != "auto":
+        return args.backend
+    try:
+        choice = simulate.explain(start.state, start.rule_arg, args.gens, topology=start.topology, device=args.device)
+    except TensorcaError:
+        return "auto"
+    return f"auto: {choice.engine} ({choice.device})"
+
+
+def write_outputs(args: argparse.Namespace, start: Start, result: Any, final: Pattern,
+                  observer: Population | None, checkpoint: str | None) -> None:
+    """Write ``--out`` and ``--population`` and say where the checkpoint is."""
+    batched = isinstance(start.state, np.ndarray) and start.state.ndim == 3
+    if args.out:
+        pattern_io.save(args.out, final)
+        say(f"wrote {args.out}" + (" (the first grid of the batch)" if batched and len(start.state) > 1 else ""))
+    if checkpoint is not None:
+        generation = result.generation if isinstance(result, Pattern) else start.generation + args.gens
+        say(f"checkpoint {checkpoint} (generation {generation})")
+    if observer is not None:
+        write_population(args.population, observer, batched)
+        say(f"wrote {args.population} ({len(observer.generations)} samples)")
+
+
+def write_population(path: str, observer: Population, batched: bool) -> None:
+    """CSV of the observed populations: ``generation,population``, or for a batch the long format
+    ``generation,grid,population`` (one row per grid and sample, never one column per grid)."""
+    generations, values = observer.generations, observer.values  # (n,), (n, B) int64
+    with open(path, "w", newline="") as fh:
+        if not batched:
+            fh.write("generation,population\n")
+            np.savetxt(fh, np.column_stack([generations, values[:, 0]]), fmt="%d", delimiter=",")
+            return
+        fh.write("generation,grid,population\n")
+        grid = np.arange(values.shape[1])
+        for generation, row in zip(generations, values, strict=True):  # one sample at a time: memory stays O(B)
+            np.savetxt(fh, np.column_stack([np.full_like(grid, generation), grid, row]), fmt="%d", delimiter=",")

@@ -1,0 +1,272 @@
+"""The public entry points: ``run``, ``resume`` and ``explain``.
+
+Each checks its arguments first (:class:`~tensorca.errors.UsageError` names the bad one), resolves
+rule and topology with :func:`tensorca.rules.spec.resolve`, chooses the engine, and hands a
+:class:`~tensorca.simulate.plan.RunPlan` the loop. A :class:`~tensorca.errors.TensorcaError`
+raised while the engine is chosen or runs comes back with the rule, topology, shape and engine
+added to its message (the same exception type, chained to the original).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import checkpoint as checkpoint_io
+from .. import costmodel
+from ..arrays import as_uint8_grid, as_uint8_tensor, device_kind, is_tensor, like_input
+from ..engines.base import Engine
+from ..errors import GridError, TensorcaError, TopologyError, UsageError
+from ..observers import Population, Samples
+from ..pattern import Pattern
+from ..rules.base import Rule
+from ..rules.spec import resolve
+from ..topology import Topology
+from . import checks
+from .plan import Checkpointer, RunPlan, boundaries, data_device, progress_step
+from .progress import ProgressCallback, check_progress, progress_reporter
+from .select import DEFAULT_BACKEND, check_run_device, select_engine
+
+
+@dataclasses.dataclass(frozen=True)
+class _Request:
+    """``run``'s options, checked: what the caller asked for, before rule and topology are resolved."""
+
+    backend: str | Engine
+    topology: str | Topology | None
+    device: str | None
+    progress: bool | ProgressCallback | None
+    max_bytes: int | None
+    observe: Population | None
+    checkpoint: Path | None
+    checkpoint_every: int | None
+
+
+def _calls(generations: int, request: _Request) -> int:
+    """Engine calls the run makes: segments between checkpoints and progress reports (for auto's costs)."""
+    step = progress_step(generations) if request.progress else None
+    return len(boundaries(generations, request.checkpoint_every, step))
+
+
+def run(
+    state: Any,
+    rule: str | Rule | None = None,
+    generations: int = 1,
+    *,
+    backend: str | Engine = DEFAULT_BACKEND,
+    topology: str | Topology | None = None,
+    device: str | None = None,
+    progress: bool | ProgressCallback | None = None,
+    max_bytes: int | None = None,
+    observe: Population | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int | None = None,
+    start_generation: int = 0,
+) -> Any:
+    """Advance ``state`` by ``generations`` and return the same kind of object.
+
+    ``state``: a :class:`Pattern`, or a NumPy array / torch tensor of cell states, ``(H, W)`` or
+    ``(B, H, W)``, integer or bool (returned as ``uint8``). ``rule``: a rule string (optionally
+    with a Golly topology suffix) or a rule value; defaults to the pattern's rule, then B3/S23.
+    ``topology``: a suffix (``":P64,64"``), ``"torus"``/``"plane"`` (the array's own size),
+    ``"unbounded"`` (patterns only) or a :class:`Topology`. An array without one is a torus of
+    its own shape; a pattern keeps the topology of its file (no suffix = the unbounded plane).
+    ``backend``: ``"auto"`` (the engine predicted fastest that supports the rule; see
+    :func:`explain`), an engine name, or an engine value.
+    ``device``: where a torch engine runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``; default:
+    the tensor's own device, else ``"cpu"``, or the device ``auto`` chose); the result comes back
+    as the input kind, a tensor on its original device.
+    ``progress``: ``True`` draws a rich progress bar on stderr; a callable is called as
+    ``progress(done, total)`` after each chunk of generations.
+    ``max_bytes``: memory budget for the engine's working set; larger batches run in chunks
+    (default: what the device has free). ``observe``: a :class:`Population` observer, filled in
+    place. ``checkpoint``/``checkpoint_every``: write the state to this ``.npz`` every ``N``
+    generations and at the end (Ctrl-C writes the last completed state and raises
+    :class:`Interrupted`). ``start_generation``: the generation number of an array ``state``
+    (patterns carry their own), used by checkpoints and observers.
+
+    Bad arguments raise :class:`~tensorca.errors.UsageError`; other errors are
+    :class:`~tensorca.errors.TensorcaError` subclasses that name the rule, topology, shape and engine.
+    """
+    generations = checks.count(generations, "generations")
+    path, every = checks.checkpoint_options(checkpoint, checkpoint_every)
+    request = _Request(
+        backend=checks.backend_value(backend), topology=topology, device=check_run_device(device),
+        progress=check_progress(progress), max_bytes=checks.byte_budget(max_bytes),
+        observe=checks.observer(observe), checkpoint=path, checkpoint_every=every)
+    if isinstance(state, Pattern):
+        return _run_pattern(state, rule, generations, request)
+    start = checks.count(start_generation, "start_generation")
+    return _run_grid(state if is_tensor(state) else np.asarray(state), rule, generations, request, start)
+
+
+def resume(path: str | os.PathLike, generations: int, **options: Any) -> Any:
+    """Continue a checkpoint for ``generations`` more: ``run(N) == resume(run(N/2, checkpoint=F), N/2)``.
+
+    Returns what the original run returned (a :class:`Pattern`, or a NumPy array). ``options``
+    are :func:`run`'s (``backend``, ``checkpoint``, ``checkpoint_every``, ``observe``, ...);
+    the rule and topology come from the checkpoint.
+    """
+    checks.count(generations, "generations")
+    for fixed in ("rule", "topology", "start_generation", "state"):
+        if fixed in options:
+            raise UsageError(f"resume() takes {fixed} from the checkpoint; do not pass {fixed}=")
+    saved = checkpoint_io.load(path)
+    if isinstance(saved.state, Pattern):
+        return run(saved.state, saved.rule, generations, topology=saved.topology, **options)
+    return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
+               **options)
+
+
+def explain(
+    state: Any,
+    rule: str | Rule | None = None,
+    generations: int = 1,
+    *,
+    topology: str | Topology | None = None,
+    device: str | None = None,
+    calls: int = 1,
+) -> costmodel.Choice:
+    """What ``run(state, rule, generations, backend="auto", ...)`` would choose, with every prediction."""
+    generations = checks.count(generations, "generations")
+    calls = checks.count(calls, "calls", 1)
+    if device is not None:
+        device_kind(device)  # the syntax only: explaining a GPU run from a CPU machine is allowed
+        device = str(device)
+    if isinstance(state, Pattern):
+        rule_value, topo = resolve(rule, topology, shape=state.cells.shape, fallback=state.rule)
+        topo = topo or state.topology
+        batch, shape = 1, (topo.shape if topo.bounded else tuple(state.cells.shape))
+        where = "cpu"
+    else:
+        grid = state if is_tensor(state) else np.asarray(state)
+        dims = tuple(int(s) for s in grid.shape)
+        if len(dims) not in (2, 3):
+            raise GridError(f"grid must be (H, W) or (B, H, W), got shape {dims}")
+        batch, shape = (dims[0], dims[1:]) if len(dims) == 3 else (1, dims)
+        rule_value, topo = resolve(rule, topology, shape=shape)
+        topo = topo or Topology.torus(shape[1], shape[0])
+        where = data_device(grid)
+    return costmodel.choose(rule_value, topo, batch, shape, generations, data_device=where, device=device,
+                            calls=calls)
+
+
+# -- errors with context ------------------------------------------------------------------------
+
+
+def with_context(exc: TensorcaError, context: str) -> TensorcaError:
+    """A copy of ``exc`` (same type and attributes) whose message ends with ``context``."""
+    text = f"{exc} ({context})"
+    new = copy.copy(exc)
+    new.args = (text,)
+    if isinstance(new, ImportError):
+        new.msg = text  # ImportError.__str__ reads msg, not args
+    new.run_context = context  # type: ignore[attr-defined]
+    return new
+
+
+@contextlib.contextmanager
+def engine_context(rule: Rule, topology: Topology, shape: tuple[int, ...], engine: str) -> Iterator[None]:
+    """Re-raise a :class:`TensorcaError` from the block with the run's rule, topology, shape and engine."""
+    try:
+        yield
+    except TensorcaError as exc:
+        if getattr(exc, "run_context", None) is not None:
+            raise
+        where = "the unbounded plane" if not topology.bounded else f"topology {topology}"
+        context = f"running rule {rule.canonical()} on {where}, cells of shape {shape}, engine {engine}"
+        raise with_context(exc, context) from exc
+
+
+def _engine_label(backend: str | Engine) -> str:
+    return backend.name if isinstance(backend, Engine) else str(backend)
+
+
+# -- grids and patterns -----------------------------------------------------------------------------
+
+
+def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Request, start: int) -> Any:
+    if grid.ndim not in (2, 3):
+        raise GridError(f"grid must be (H, W) or (B, H, W), got shape {tuple(grid.shape)}")
+    cells = as_uint8_tensor(grid) if is_tensor(grid) else as_uint8_grid(np.asarray(grid))
+    batch = cells if cells.ndim == 3 else cells[None]
+    shape = (int(batch.shape[1]), int(batch.shape[2]))
+    rule_value, topo = resolve(rule, request.topology, shape=shape)
+    topo = topo or Topology.torus(shape[1], shape[0])
+    if not topo.bounded:
+        raise TopologyError("an array has no origin to grow from; "
+                            "wrap it in a Pattern to run it on the unbounded plane")
+    if topo.shape != shape:
+        raise GridError(f"grid of shape {shape} (H, W) does not match topology {topo} ({topo.height}x{topo.width})")
+    dims = tuple(int(s) for s in batch.shape)
+    with engine_context(rule_value, topo, dims, _engine_label(request.backend)):
+        engine, run_device = select_engine(request.backend, rule_value, topo, dims, generations,
+                                           data_device=data_device(batch), device=request.device,
+                                           calls=_calls(generations, request))
+    checks.check_states(batch, rule_value)
+    checkpointer = None
+    if request.checkpoint is not None:
+        batched = cells.ndim == 3
+        checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, _origin: (
+            checkpoint_io.manifest_for("grid", rule_value, topo, gen, batched=batched, engine=engine.name)))
+    samples = Samples(request.observe)
+    with progress_reporter(request.progress, generations) as progress, \
+            engine_context(rule_value, topo, dims, engine.name):
+        plan = RunPlan(engine, rule_value, topo, generations, run_device, request.max_bytes, progress, samples,
+                       checkpointer, start)
+        out = plan.advance_batch(batch)
+    samples.finish(dims[0])
+    out = like_input(out, grid)
+    return out if cells.ndim == 3 else out[0]
+
+
+def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, request: _Request) -> Pattern:
+    rule_value, topo = resolve(rule, request.topology, shape=pattern.cells.shape, fallback=pattern.rule)
+    topo = topo or pattern.topology
+    cells = as_uint8_grid(np.asarray(pattern.cells))[None]
+    checks.check_states(cells, rule_value)
+    shape = topo.shape if topo.bounded else (int(cells.shape[1]), int(cells.shape[2]))
+    grid = _place_on_grid(cells, topo) if topo.bounded else cells
+    dims = tuple(int(s) for s in grid.shape)
+    with engine_context(rule_value, topo, dims, _engine_label(request.backend)):
+        engine, run_device = select_engine(request.backend, rule_value, topo, (1, *shape), generations,
+                                           data_device="cpu", device=request.device,
+                                           calls=_calls(generations, request))
+    checkpointer = None
+    if request.checkpoint is not None:
+        checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, origin: (
+            checkpoint_io.manifest_for("pattern", rule_value, topo, gen, batched=False, pattern=pattern,
+                                       origin=origin if origin is not None else pattern.origin, engine=engine.name)))
+    samples = Samples(request.observe)
+    with progress_reporter(request.progress, generations) as progress, \
+            engine_context(rule_value, topo, dims, engine.name):
+        plan = RunPlan(engine, rule_value, topo, generations, run_device, request.max_bytes, progress, samples,
+                       checkpointer, pattern.generation)
+        if topo.bounded:
+            out, origin = like_input(plan.advance_batch(grid), grid), pattern.origin
+        else:
+            out, origin = plan.advance_unbounded(cells, pattern.origin)
+    samples.finish(1)
+    return dataclasses.replace(pattern, cells=np.asarray(out)[0], rule=rule_value, topology=topo, origin=origin,
+                               generation=pattern.generation + generations)
+
+
+def _place_on_grid(cells: np.ndarray, topo: Topology) -> np.ndarray:
+    """``(1, h, w)`` pattern cells on a ``(1, H, W)`` grid of ``topo``; the top-left cell is the origin."""
+    height, width = topo.shape
+    if cells.shape[1] > height or cells.shape[2] > width:
+        raise TopologyError(
+            f"pattern of {cells.shape[2]}x{cells.shape[1]} cells (W x H) does not fit the "
+            f"{width}x{height} grid of topology {topo}"
+        )
+    grid = np.zeros((1, height, width), dtype=np.uint8)
+    grid[:, : cells.shape[1], : cells.shape[2]] = cells
+    return grid
+

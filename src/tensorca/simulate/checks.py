@@ -1,0 +1,75 @@
+"""Checks of ``run``/``resume``/``explain`` arguments: every bad value is a :class:`UsageError` that names it.
+
+They run before anything is allocated or stepped, so a mistake costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..arrays import max_state
+from ..engines.base import Engine
+from ..errors import GridError, UsageError
+from ..observers import Population
+from ..rules.base import Rule
+
+
+def count(value: Any, name: str, minimum: int = 0) -> int:
+    """``value`` as a Python int ``>= minimum``; :class:`UsageError` for bools, floats, strings or less."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        what = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+        raise UsageError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+def byte_budget(max_bytes: Any) -> int | None:
+    """``max_bytes`` as a positive int (a finite whole number of bytes), or None."""
+    if max_bytes is None:
+        return None
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Real):
+        raise UsageError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
+    if not math.isfinite(max_bytes) or max_bytes < 1:
+        raise UsageError(f"max_bytes must be a finite positive number of bytes, got {max_bytes!r}")
+    return int(max_bytes)
+
+
+def checkpoint_options(checkpoint: Any, every: Any) -> tuple[Path | None, int | None]:
+    """The checkpoint path and interval; ``every`` needs a path."""
+    if every is not None:
+        every = count(every, "checkpoint_every", 1)
+        if checkpoint is None:
+            raise UsageError("checkpoint_every needs checkpoint=FILE")
+    if checkpoint is None:
+        return None, every
+    if not isinstance(checkpoint, (str, os.PathLike)):
+        raise UsageError(f"checkpoint must be a file path, not {type(checkpoint).__name__}")
+    return Path(checkpoint), every
+
+
+def observer(observe: Any) -> Population | None:
+    if observe is not None and not isinstance(observe, Population):
+        raise UsageError(f"observe must be a tensorca.Population observer, not {type(observe).__name__}")
+    return observe
+
+
+def backend_value(backend: Any) -> str | Engine:
+    if not isinstance(backend, (str, Engine)):
+        raise UsageError(f"backend must be an engine name (or 'auto') or an Engine, not {type(backend).__name__}")
+    return backend
+
+
+def check_states(cells: Any, rule: Rule) -> None:
+    """Raise :class:`GridError` if a cell holds a state the rule does not have (one read of the max)."""
+    found = max_state(cells)
+    if found is not None and found[0] >= rule.n_states:
+        state, where = found
+        raise GridError(
+            f"cell {where} holds state {state}, but rule {rule.canonical()!r} has only "
+            f"{rule.n_states} states (0..{rule.n_states - 1})"
+        )

@@ -1,0 +1,328 @@
+"""Fuzzing every parser of user input (issue 11): pattern readers (plain and gzip), rules, rule specs,
+topologies and checkpoints. Whatever the input, only a typed :class:`TensorcaError` may escape, and
+each example stays within a memory bound (NumPy allocations are visible to tracemalloc).
+
+The strategies carry structure (valid headers, valid files with mutated tokens, huge and Unicode
+numbers), not only random text, so they reach the parsers' deep paths. Derandomized and bounded,
+so CI is reproducible and the file runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tensorca
+from tensorca import checkpoint as ckpt
+from tensorca.errors import CheckpointError, PatternError, TensorcaError
+from tensorca.topology import parse_topology
+
+FUZZ = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+FUZZ_MORE = settings(FUZZ, max_examples=1000)
+MAX_PEAK = 200 << 20  # bytes traced per example
+BUDGET = dict(max_cells=1 << 20)  # arrays of at most 1 MB: a legitimate large pattern is tested elsewhere
+
+# --- building blocks -----------------------------------------------------------------------------
+
+HUGE = ["9" * 19, "9223372036854775808", "-9223372036854775809", "1" * 31, "7" * 4301, "3" * 5000]
+ODD_DIGITS = ["\u0663", "\u00b3", "\u2460", "\U0001d7d9", "\uff15", "1\u00b3", "\u0663\u0664"]
+numbers = st.one_of(
+    st.integers(-3, 40).map(str),
+    st.integers(-(10**12), 10**12).map(str),
+    st.sampled_from(HUGE + ODD_DIGITS + ["", "-", "+5", "-0", "00", "1e3", "0x1f", "nan", "1_000", "2.5"]),
+)
+junk = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+RULES = ["B3/S23", "23/3", "B36/S23:T20,20", "/2/3", "345/2/4", "B2-a/S12", "R2,C0,M1,S4..6,B5..6,NM",
+         "B3/S23V", "B2/S3H", "W110", "LifeHistory", "B3/S23:P8,8", "B3/S23:K10*,10"]
+rule_pieces = st.sampled_from(
+    ["B", "S", "/", "V", "H", "W", "R", "C", "M", "N", "NM", "NN", ",", "..", "-", ":", "T", "P", "K", "*", "+",
+     "a", "c", "e", "i", "x", "³", "⁵", "٣", " ", "Generations", "G"]
+)
+rules = st.one_of(
+    st.sampled_from(RULES),
+    st.lists(st.one_of(rule_pieces, numbers), max_size=12).map("".join),
+    st.tuples(st.sampled_from(RULES), st.integers(0, 30), st.one_of(rule_pieces, numbers, junk)).map(
+        lambda t: t[0][: t[1]] + t[2] + t[0][t[1] :]
+    ),
+)
+
+
+def glider_files() -> dict[str, str]:
+    """The same small pattern in every format (the seeds that mutations start from)."""
+    cells = np.array([[0, 1, 0], [0, 0, 1], [1, 1, 1]], dtype=np.uint8)
+    pattern = tensorca.Pattern(cells=cells, rule=tensorca.parse_rule("B3/S23"), origin=(-2, 5), name="g",
+                               comments=["a comment"])
+    multi = tensorca.Pattern(cells=cells * 2, rule=tensorca.parse_rule("/2/3"), generation=4)
+    return {
+        "rle": tensorca.io.dumps(pattern, "rle"),
+        "rle-multi": tensorca.io.dumps(multi, "rle"),
+        "cells": tensorca.io.dumps(pattern, "cells"),
+        "life105": tensorca.io.dumps(pattern, "life105"),
+        "life106": tensorca.io.dumps(pattern, "life106"),
+        "macrocell": tensorca.io.dumps(pattern, "macrocell"),
+        "macrocell-multi": tensorca.io.dumps(multi, "macrocell"),
+    }
+
+
+SEEDS = glider_files()
+FORMAT_OF = {"rle-multi": "rle", "macrocell-multi": "macrocell"}
+
+
+@st.composite
+def mutated(draw, seed_text: str) -> str:
+    """``seed_text`` with a few structural edits: a token replaced by a number, junk or a rule,
+    a span deleted or duplicated, a line repeated."""
+    text = seed_text
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["replace", "insert", "delete", "duplicate", "newlines"]))
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + 8)))
+        if kind == "replace":
+            text = text[:i] + draw(st.one_of(numbers, junk, rules)) + text[j:]
+        elif kind == "insert":
+            breaks = st.sampled_from(["\r", "\r\n", "\n", "!", "$", "#"])
+            text = text[:i] + draw(st.one_of(numbers, junk, breaks)) + text[i:]
+        elif kind == "delete":
+            text = text[:i] + text[j:]
+        elif kind == "duplicate":
+            text = text[:j] + text[i:j] * draw(st.integers(1, 50)) + text[j:]
+        else:
+            text = text[:i] + "\n" * draw(st.integers(1, 5000)) + text[i:]
+    return text
+
+
+@st.composite
+def structured_rle(draw) -> str:
+    """A header (sometimes) with fuzzed sizes and rule, then runs with fuzzed counts and tags."""
+    hash_lines = st.sampled_from(["#N n", "#C c", "#r B3/S23", "#P 1 2", "#CXRLE Pos=-1,2 Gen=3"])
+    lines = draw(st.lists(hash_lines, max_size=2))
+    if draw(st.booleans()):
+        header = f"x = {draw(numbers)}, y = {draw(numbers)}"
+        if draw(st.booleans()):
+            header += f", rule = {draw(rules)}"
+        lines.append(header)
+    tags = st.sampled_from(["b", "o", ".", "$", "A", "X", "pA", "yO", "p", "!", " ", "\n", "k", "Y"])
+    body = draw(st.lists(st.tuples(st.one_of(st.just(""), numbers), tags), max_size=30))
+    lines.append("".join(count + tag for count, tag in body))
+    return "\n".join(lines)
+
+
+@st.composite
+def structured_macrocell(draw) -> str:
+    lines = ["[M2] (fuzz)"] + draw(st.lists(st.sampled_from(["#R B3/S23", "#R /2/3", "#G 7", "#N n"]), max_size=2))
+    for _ in range(draw(st.integers(0, 8))):
+        if draw(st.booleans()):
+            lines.append(draw(st.text(alphabet="..*$", max_size=20)))
+        else:
+            lines.append(" ".join(draw(numbers) for _ in range(draw(st.integers(1, 6)))))
+    return "\n".join(lines)
+
+
+@st.composite
+def structured_life(draw) -> str:
+    if draw(st.booleans()):
+        rows = ["#Life 1.06"] + [f"{draw(numbers)} {draw(numbers)}" for _ in range(draw(st.integers(0, 6)))]
+    else:
+        rows = ["#Life 1.05", f"#R {draw(rules)}", f"#P {draw(numbers)} {draw(numbers)}"]
+        rows += draw(st.lists(st.text(alphabet=".*O ", max_size=12), max_size=5))
+    return "\n".join(rows)
+
+
+pattern_texts = st.one_of(
+    st.sampled_from(sorted(SEEDS)).flatmap(lambda name: mutated(SEEDS[name])),
+    structured_rle(),
+    structured_macrocell(),
+    structured_life(),
+    st.text(max_size=200),
+)
+
+
+def bounded(call):
+    """Run ``call()`` under tracemalloc; assert the traced peak stays below :data:`MAX_PEAK`."""
+    tracemalloc.start()
+    try:
+        return call()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < MAX_PEAK, f"peak {peak} bytes"
+
+
+def only_raises(error_type, call):
+    """``call()``'s result, or None when it raised ``error_type``; anything else fails the test."""
+    try:
+        return bounded(call)
+    except error_type:
+        return None
+
+
+# --- readers ---------------------------------------------------------------------------------------
+
+
+# Inputs that once escaped as bare exceptions (issue 11), always tried.
+HOSTILE_FILES = [
+    "#Life 1.06\n0 9223372036854775808\n",
+    "#Life 1.05\n#P -9223372036854775809 0\n*\n",
+    "x = " + "1" * 5000 + ", y = 1\no!",
+    "x = 1, y = 1\n" + "2" * 5000 + "o!",
+    "[M2]\n#R V\n",
+    "[M2]\n*$\n" + "4" * 5000 + " 1 0 0 0\n",
+    "x = 1, y = 1, rule = H\no!",
+    "x = 1, y = 1, rule = B\u00b3/S23\no!",
+    "#r W\u2075\no!",
+    "\u0663o!",
+    "\n[M2]\n*$\n",
+]
+
+
+@FUZZ_MORE
+@given(text=pattern_texts, format=st.sampled_from([None, "rle", "cells", "life105", "life106", "macrocell"]))
+def test_readers_raise_only_pattern_errors(text, format):
+    pattern = only_raises(PatternError, lambda: tensorca.loads(text, format, **BUDGET))
+    if pattern is not None:
+        assert pattern.cells.dtype == np.uint8 and pattern.cells.ndim == 2
+
+
+@pytest.mark.parametrize("text", HOSTILE_FILES)
+@pytest.mark.parametrize("format", [None, "rle", "life105", "life106", "macrocell"])
+def test_known_hostile_files_raise_pattern_errors(text, format):
+    with pytest.raises(PatternError):
+        bounded(lambda: tensorca.loads(text, format, **BUDGET))
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_every_seed_file_is_valid(name):
+    fmt = FORMAT_OF.get(name, name)
+    assert tensorca.loads(SEEDS[name], fmt).cells.sum() > 0
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+@FUZZ
+@given(
+    text=pattern_texts,
+    cut=st.one_of(st.none(), st.integers(0, 200)),
+    flip=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.integers(1, 255))),
+)
+def test_gzip_files_raise_only_pattern_errors(scratch, text, cut, flip):
+    data = bytearray(gzip.compress(text.encode("utf-8", "surrogatepass"), mtime=0))
+    if flip is not None:
+        data[flip[0] % len(data)] ^= flip[1]
+    if cut is not None:
+        data = data[: min(cut, len(data))]
+    path = scratch / "fuzz.rle.gz"
+    path.write_bytes(bytes(data))
+    only_raises(PatternError, lambda: tensorca.io.load(path, **BUDGET))
+
+
+# --- rules, specs, topologies ----------------------------------------------------------------------
+
+
+HOSTILE_RULES = ["V", "H", "B\u00b3/S23", "W\u2075", "B" + "9" * 5000, "W" + "1" * 5000, "R" + "5" * 5000,
+                 "R500,C0,S0-127254127,B1-127254127,NW" + "7F" * 50, "B3/S23:T" + "9" * 5000, "B3/S23:T\u0663,3",
+                 "\u0663/\u0663", "B3/S23V:T", "R2,C0,M1,S" + "9" * 40 + "..9,B5..6,NM"]
+
+
+@FUZZ_MORE
+@given(text=st.one_of(rules, junk, st.text(max_size=40)))
+def test_parse_rule_and_spec_raise_only_tensorca_errors(text):
+    only_raises(TensorcaError, lambda: tensorca.parse_rule(text))
+    only_raises(TensorcaError, lambda: tensorca.parse_spec(text))
+
+
+@pytest.mark.parametrize("text", HOSTILE_RULES)
+def test_known_hostile_rules_raise_tensorca_errors(text):
+    only_raises(TensorcaError, lambda: tensorca.parse_rule(text))
+
+
+@pytest.mark.parametrize("text", HOSTILE_RULES)
+def test_known_hostile_specs_raise_tensorca_errors(text):
+    only_raises(TensorcaError, lambda: tensorca.parse_spec(text))
+
+
+topologies = st.one_of(
+    st.lists(st.one_of(st.sampled_from(["T", "P", "K", "C", "S", "*", "+", "-", ",", ":", " "]), numbers), max_size=8)
+    .map("".join),
+    st.text(max_size=20),
+)
+
+
+@FUZZ
+@given(text=topologies)
+def test_parse_topology_raises_only_tensorca_errors(text):
+    only_raises(TensorcaError, lambda: parse_topology(text))
+
+
+HOSTILE_TOPOLOGIES = ["T\u0663,3", "T3,3+\u00b3", "T0,0", "T-1,3", "P3,3*", "K3*,3", "T,", "", ":", "T3,3+1,1"]
+HUGE_TOPOLOGIES = ["T" + "9" * 5000, "P3," + "9" * 5000, "K" + "9" * 5000 + "*,3", "T3,3+" + "9" * 5000,
+                   "S" + "9" * 5000, "C" + "9" * 5000]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TOPOLOGIES + HUGE_TOPOLOGIES)
+def test_known_hostile_topologies_raise_tensorca_errors(text):
+    only_raises(TensorcaError, lambda: parse_topology(text))
+
+
+# --- checkpoints -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def checkpoints(scratch) -> dict[str, bytes]:
+    rule = tensorca.parse_rule("B3/S23")
+    grid = (np.random.default_rng(1).random((2, 9, 7)) < 0.4).astype(np.uint8)
+    small = tensorca.Pattern(cells=grid[0, :4, :4], name="p", comments=["c"])
+    out = {}
+    for name, cells, manifest in [
+        ("grid", grid, ckpt.manifest_for("grid", rule, tensorca.Topology.torus(7, 9), 5)),
+        ("pattern", grid[:1, :4, :4], ckpt.manifest_for("pattern", rule, tensorca.Topology.unbounded(), 2,
+                                                        origin=(1, -1), pattern=small)),
+    ]:
+        path = scratch / f"{name}.npz"
+        ckpt.save(path, cells, manifest)
+        out[name] = path.read_bytes()
+    return out
+
+
+manifest_values = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=5),
+    st.sampled_from([[1], [1, 2], ["a", 1], {}, {"kind": "torus"}, "B3/S23", "V", 2**70, -1, 1.5]),
+)
+
+
+@FUZZ
+@given(
+    which=st.sampled_from(["grid", "pattern"]),
+    edits=st.lists(st.tuples(st.integers(0, 10**9), st.integers(1, 255)), max_size=3),
+    cut=st.one_of(st.none(), st.integers(0, 10**9)),
+    key=st.sampled_from(["generation", "rule", "topology", "kind", "batched", "origin", "format", "comments", None]),
+    value=manifest_values,
+)
+def test_checkpoints_raise_only_checkpoint_errors(scratch, checkpoints, which, edits, cut, key, value):
+    path = scratch / "fuzz.npz"
+    if key is not None:
+        with np.load(scratch / f"{which}.npz", allow_pickle=False) as data:
+            manifest, cells = json.loads(bytes(data["manifest"]).decode()), data["cells"]
+        manifest[key] = value
+        blob = np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8)
+        np.savez_compressed(path, cells=cells, manifest=blob)
+        data = bytearray(path.read_bytes())
+    else:
+        data = bytearray(checkpoints[which])
+    for position, mask in edits:
+        data[position % len(data)] ^= mask
+    if cut is not None:
+        data = data[: cut % (len(data) + 1)]
+    path.write_bytes(bytes(data))
+    saved = only_raises(CheckpointError, lambda: ckpt.load(path))
+    if saved is not None:
+        only_raises(TensorcaError, lambda: tensorca.resume(path, 2, backend="numpy"))

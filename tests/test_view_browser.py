@@ -1,0 +1,300 @@
+"""The web viewer in a real browser: headless Chromium against ``tensorca.view.serve``.
+
+A glider on a 16x16 torus under B3/S23. Read back the canvas pixels at generation 0 and after four
+clicks of "step" (the glider moved by (1, 1)), check that "play" advances the counter, and that
+every request the page made (Chromium's own network log, and the server's) went to the server.
+Chromium is driven over the DevTools protocol with the small WebSocket client below (stdlib only).
+Skipped, with a message, when no Chromium binary is installed (Debian: ``apt-get install chromium``).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from tensorca.view import serve
+from tensorca.view.colours import state_colours
+from tensorca.view.server import page
+
+GLIDER = [(0, 1), (1, 2), (2, 0), (2, 1), (2, 2)]  # (y, x): moves +1 down and +1 right every 4 generations
+CELL_PX = 8
+
+
+def chromium_binary() -> str | None:
+    for name in (os.environ.get("TENSORCA_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class DevTools:
+    """A minimal WebSocket client (RFC 6455, client side, text frames) speaking the DevTools protocol."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.sock = socket.create_connection((parts.hostname, parts.port), timeout=15)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+                           "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            self.buffer += self._recv()
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        self.next_id = 0
+        self.events: list[dict] = []
+
+    def _recv(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("DevTools closed the connection")
+        return chunk
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            self.buffer += self._recv()
+        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        return out
+
+    def send(self, text: str) -> None:
+        payload, mask = text.encode(), os.urandom(4)
+        n = len(payload)
+        head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else
+                                struct.pack(">BH", 0x80 | 126, n) if n < 65536 else struct.pack(">BQ", 0x80 | 127, n))
+        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def receive(self) -> dict:
+        message = b""
+        while True:
+            first, second = self._read(2)
+            n = second & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._read(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._read(8))[0]
+            message += self._read(n)
+            if first & 0x80:  # FIN
+                return json.loads(message)
+
+    def call(self, method: str, **params: object) -> dict:
+        self.next_id += 1
+        self.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            reply = self.receive()
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+            self.events.append(reply)
+
+    def evaluate(self, expression: str) -> object:
+        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page error: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+
+@pytest.fixture
+def viewer():
+    """The server on 127.0.0.1 (a free port) in a thread: a glider on a 16x16 torus, B3/S23."""
+    grid = np.zeros((16, 16), np.uint8)
+    for y, x in GLIDER:
+        grid[y, x] = 1
+    started = threading.Event()
+    holder = {}
+
+    def ready(server):
+        holder["server"] = server
+        started.set()
+
+    thread = threading.Thread(target=serve, args=(grid,), daemon=True,
+                              kwargs={"rule": "B3/S23", "backend": "numpy", "open_browser": False,
+                                      "out": io.StringIO(), "ready": ready})
+    thread.start()
+    assert started.wait(20), "the viewer server did not start"
+    yield holder["server"]
+    holder["server"].shutdown()
+    thread.join(5)
+    assert not thread.is_alive(), "serve() did not return after shutdown"
+
+
+@pytest.fixture
+def browser(tmp_path: Path):
+    """Headless Chromium with remote debugging; yields a :class:`DevTools` attached to its page."""
+    binary = chromium_binary()
+    if binary is None:
+        pytest.skip("no Chromium binary (install Debian's 'chromium' or set TENSORCA_CHROMIUM) - browser test skipped")
+    profile = tmp_path / "profile"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-default-apps", "--disable-extensions", "--mute-audio", "--window-size=1000,800",
+             f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0"]
+    process = subprocess.Popen([binary, *flags, "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 15
+        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail("Chromium did not open its DevTools port")
+            time.sleep(0.05)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as response:
+            targets = json.load(response)
+        target = next(t for t in targets if t.get("type") == "page")
+        tools = DevTools(target["webSocketDebuggerUrl"])
+        yield tools
+        tools.sock.close()
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def open_viewer(tools: DevTools, url: str) -> None:
+    tools.call("Network.enable")
+    tools.call("Page.navigate", url=url)
+    tools.evaluate("""new Promise((resolve, reject) => {
+        const t0 = Date.now();
+        const poll = () => (window.tca && window.tca.ready) ? resolve(true)
+            : Date.now() - t0 > 10000 ? reject(new Error('viewer did not start')) : setTimeout(poll, 20);
+        poll(); })""")
+
+
+def live_cells(tools: DevTools, viewer: str = "tca", size: int = 16) -> set[tuple[int, int]]:
+    """The (y, x) cells drawn in the live colour, read back from the canvas pixels of ``viewer`` (a JS
+    expression for a TcaViewer) after placing its board at 8 px a cell, cell (0, 0) at the top left."""
+    from PIL import Image
+
+    tools.evaluate(f"{viewer}.board.setView({CELL_PX}, 0, 0)")
+    data = tools.evaluate(f"{viewer}.el('board').toDataURL('image/png')")
+    image = np.asarray(Image.open(io.BytesIO(base64.b64decode(data.split(",", 1)[1]))).convert("RGB"))
+    live, dead = state_colours(2)[1], state_colours(2)[0]
+    centres = image[CELL_PX // 2 : size * CELL_PX : CELL_PX, CELL_PX // 2 : size * CELL_PX : CELL_PX]
+    is_live = np.all(centres == live, axis=-1)
+    assert np.all(is_live | np.all(centres == dead, axis=-1)), "cell centres are neither live nor dead colour"
+    return {(int(y), int(x)) for y, x in np.argwhere(is_live)}
+
+
+STEP_FOUR = """(async () => {
+    tca.el('gens').value = '1';
+    for (let i = 1; i <= 4; i++) {
+        tca.el('step').click();
+        const t0 = Date.now();
+        while (tca.frame.generation !== i) {
+            if (Date.now() - t0 > 5000) throw new Error('step ' + i + ' did not arrive');
+            await new Promise((r) => setTimeout(r, 10));
+        }
+    }
+    return tca.el('generation').textContent; })()"""
+
+PLAY = """(async () => {
+    const before = tca.frame.generation;
+    tca.el('play').click();
+    const t0 = Date.now();
+    while (tca.frame.generation < before + 5 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    tca.el('play').click();
+    await new Promise((r) => setTimeout(r, 100));
+    return [before, Number(tca.el('generation').textContent.replace(/,/g, '')), tca.playing]; })()"""
+
+
+def test_viewer_draws_glider_steps_plays_and_stays_local(viewer, browser):
+    open_viewer(browser, viewer.url)
+    assert live_cells(browser) == set(GLIDER)
+    assert browser.evaluate(STEP_FOUR) == "4"
+    assert live_cells(browser) == {(y + 1, x + 1) for y, x in GLIDER}
+    before, after, playing = browser.evaluate(PLAY)
+    assert after >= before + 5 and playing is False
+    sent = [e for e in browser.events if e.get("method") == "Network.requestWillBeSent"]
+    requested = [e["params"]["request"]["url"] for e in sent]
+    assert requested and all(url.startswith(viewer.url) for url in requested), requested
+    resources = browser.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
+    assert all(url.startswith(viewer.url) for url in resources), resources
+    assert set(viewer.requests) <= {"/", "/info", "/history", "/frame", "/step"}, viewer.requests
+    assert viewer.requests.count("/step") >= 4 + 5
+
+
+def test_page_names_no_outside_resource():
+    """The page is self-contained: no URLs, no src attributes, no @import (checked without a browser)."""
+    text = page().decode("utf-8").lower()
+    for needle in ("http:", "https:", "src=", "@import", "url(", "//cdn", "<link rel=\"stylesheet\""):
+        assert needle not in text, needle
+
+
+WIDGET_HARNESS = """(async () => {
+    const frames = %(frames)s, sent = [], listeners = {};
+    const bytes = (b64) => { const s = atob(b64), a = new Uint8Array(s.length);
+        for (let i = 0; i < s.length; i++) a[i] = s.charCodeAt(i); return new DataView(a.buffer); };
+    let generation = 0;
+    const data = { frame: bytes(frames[0]), info: %(info)s, width: 320, height: 240 };
+    const model = {  // the part of anywidget's model API the widget uses
+        get: (k) => data[k],
+        on: (event, callback) => (listeners[event] = listeners[event] || []).push(callback),
+        send: (message) => { sent.push(message); setTimeout(() => {
+            generation = message.kind === 'reset' ? 0 : generation + message.n;
+            data.frame = bytes(frames[generation]);
+            (listeners['change:frame'] || []).forEach((f) => f()); }, 5); },
+    };
+    const url = URL.createObjectURL(new Blob([%(esm)s], { type: 'text/javascript' }));
+    const widget = (await import(url)).default;
+    const el = document.createElement('div');
+    document.body.appendChild(el);
+    widget.render({ model, el });
+    const wait = async (test) => { const t0 = Date.now();
+        while (!test()) {
+            if (Date.now() - t0 > 5000) throw new Error('timeout');
+            await new Promise((r) => setTimeout(r, 10));
+        } };
+    const q = (name) => el.querySelector('.tca-' + name);
+    await wait(() => q('generation').textContent === '0' && q('board').width === 320);
+    window.tcaWidgetEl = el;
+    return sent.length; })()"""
+
+WIDGET_STEP_FOUR = """(async () => {
+    const el = window.tcaWidgetEl, q = (name) => el.querySelector('.tca-' + name);
+    for (let i = 1; i <= 4; i++) {
+        q('step').click();
+        const t0 = Date.now();
+        while (q('generation').textContent !== String(i)) {
+            if (Date.now() - t0 > 5000) throw new Error('widget step ' + i);
+            await new Promise((r) => setTimeout(r, 10));
+        }
+    }
+    return q('population').textContent; })()"""
+
+
+def test_widget_module_runs_with_a_model_like_anywidgets(browser):
+    """The widget's ES module (built without anywidget) renders, steps through model messages and
+    redraws on ``change:frame``; the fake model answers as the Python side does."""
+    from tensorca.view import from_pattern
+    from tensorca.view.notebook_widget import esm
+
+    grid = np.zeros((16, 16), np.uint8)
+    for y, x in GLIDER:
+        grid[y, x] = 1
+    sim = from_pattern(grid, "B3/S23", backend="numpy")
+    frames = [base64.b64encode(sim.frame()).decode()] + [base64.b64encode(sim.step(1)).decode() for _ in range(4)]
+    browser.call("Page.navigate", url="about:blank")
+    script = WIDGET_HARNESS % {"frames": json.dumps(frames), "info": json.dumps(sim.describe()),
+                               "esm": json.dumps(esm())}
+    assert browser.evaluate(script) == 0  # no message before a click
+    viewer = "window.tcaWidgetEl.tcaViewer"
+    assert live_cells(browser, viewer) == set(GLIDER)
+    assert browser.evaluate(WIDGET_STEP_FOUR) == "5"
+    assert live_cells(browser, viewer) == {(y + 1, x + 1) for y, x in GLIDER}

@@ -1,0 +1,253 @@
+"""Notebook pictures: ``to_png`` pixels, zoom and grid lines, any-on downsampling, multi-state and
+float grids, the HTML card and ``show`` (the 4096^2 timing lives in ``benchmarks/bench_view.py``)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import tensorca
+from tensorca.errors import GridError, UsageError
+from tensorca.view import pattern_html, pattern_png, repr_html, show, to_png
+from tensorca.view.colours import GRID, colormap, state_colours
+from tensorca.view.display import fit, pool_max
+
+GLIDER = [(0, 1), (1, 2), (2, 0), (2, 1), (2, 2)]  # (y, x)
+DEAD, LIVE = (tuple(int(v) for v in c) for c in state_colours(2))
+
+
+def decode(png: bytes) -> np.ndarray:
+    """``(h, w, 3)`` uint8 RGB of PNG bytes."""
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def glider_grid(height: int = 16, width: int = 16, at: tuple[int, int] = (0, 0)) -> np.ndarray:
+    grid = np.zeros((height, width), np.uint8)
+    for y, x in GLIDER:
+        grid[at[0] + y, at[1] + x] = 1
+    return grid
+
+
+def centres(image: np.ndarray, cell: int) -> np.ndarray:
+    """The pixel at the centre of every ``cell x cell`` block, ``(H, W, 3)``."""
+    return image[cell // 2 :: cell, cell // 2 :: cell]
+
+
+def test_glider_zoomed_with_grid_lines():
+    image = decode(to_png(glider_grid()))
+    assert image.shape == (512, 512, 3)  # 16 cells at 32 px (the cap), within 1024
+    live = np.all(centres(image, 32) == LIVE, axis=-1)
+    assert {tuple(map(int, p)) for p in np.argwhere(live)} == set(GLIDER)
+    assert np.all(centres(image, 32)[~live] == DEAD)
+    assert tuple(image[0, 40]) == GRID and tuple(image[40, 32]) == GRID  # lines on cell borders
+    assert tuple(image[33, 33]) == DEAD
+
+
+def test_small_zoom_has_no_grid_lines_and_fills_whole_cells():
+    grid = glider_grid(100, 200, at=(50, 100))
+    image = decode(to_png(grid))
+    assert image.shape == (500, 1000, 3)  # 1024 // 200 = 5 px a cell
+    block = image[51 * 5 : 52 * 5, 102 * 5 : 103 * 5]  # the glider cell (1, 2)
+    assert np.all(block == LIVE)
+    assert not np.any(np.all(image == GRID, axis=-1))
+
+
+def test_fit_rules():
+    assert fit((16, 16)) == (1, 32)
+    assert fit((1024, 1)) == (1, 1)
+    assert fit((1025, 10)) == (2, 1)
+    assert fit((4096, 4096)) == (4, 1)
+    assert fit((3000, 5), max_px=100) == (30, 1)
+    with pytest.raises(UsageError, match="max_px"):
+        fit((4, 4), max_px=0)
+
+
+def test_downsampling_keeps_a_lone_cell_visible():
+    grid = np.zeros((3000, 3000), np.uint8)
+    grid[1234, 2345] = 1
+    image = decode(to_png(grid))
+    assert image.shape == (1000, 1000, 3)  # shrunk by 3
+    on = np.argwhere(np.all(image == LIVE, axis=-1))
+    assert on.tolist() == [[1234 // 3, 2345 // 3]]
+
+
+def test_pool_is_any_on_including_ragged_edges():
+    grid = np.zeros((1030, 1029), np.uint8)
+    grid[1029, 1028] = 1  # the last cell: a ragged 2x2 block of one row and one column
+    grid[0, 3] = 1
+    pooled = pool_max(grid, 2)
+    assert pooled.shape == (515, 515)
+    assert np.argwhere(pooled).tolist() == [[0, 1], [514, 514]]
+    rng = np.random.default_rng(0)
+    soup = (rng.random((37, 41)) < 0.02).astype(np.uint8)
+    padded = np.zeros((40, 45), np.uint8)
+    padded[:37, :41] = soup
+    expected = padded.reshape(8, 5, 9, 5).max(axis=(1, 3))
+    assert np.array_equal(pool_max(soup, 5), expected)
+
+
+def test_seven_states_decode_with_their_palette():
+    rng = np.random.default_rng(1)
+    grid = rng.integers(0, 7, size=(50, 70), dtype=np.uint8)
+    image = decode(to_png(grid, n_states=7))
+    assert image.shape == (700, 980, 3)  # 1024 // 70 = 14 px a cell
+    colours = state_colours(7)
+    assert np.array_equal(centres(image, 14), colours[grid])
+
+
+def test_multi_state_downsampling_prefers_live_then_decaying():
+    grid = np.zeros((2048, 2048), np.uint8)
+    grid[0, 0], grid[0, 1] = 3, 1  # one 2x2 block: live wins over decaying
+    grid[2, 2] = 5  # a block with only a decaying cell shows it
+    image = decode(to_png(grid, n_states=7))
+    colours = state_colours(7)
+    assert tuple(image[0, 0]) == tuple(colours[1])
+    assert tuple(image[1, 1]) == tuple(colours[5])
+    assert tuple(image[2, 2]) == tuple(colours[0])
+
+
+def test_states_above_n_states_get_colours():
+    grid = np.array([[0, 1], [2, 9]], np.uint8)
+    image = decode(to_png(grid))  # n_states raised to 10
+    assert tuple(centres(image, 32)[1, 1]) == tuple(state_colours(10)[9])
+
+
+def test_rule_table_palette_is_used():
+    colours = np.array([[0, 0, 0], [255, 0, 0], [0, 0, 255]], np.uint8)
+    image = decode(to_png(np.array([[1, 2]], np.uint8), palette=colours))
+    assert tuple(centres(image, 32)[0, 0]) == (255, 0, 0) and tuple(centres(image, 32)[0, 1]) == (0, 0, 255)
+    with pytest.raises(UsageError, match="palette"):
+        to_png(np.array([[1, 2]], np.uint8), palette=colours[:2])
+
+
+def test_float_grid_uses_the_colormap():
+    lenia = np.linspace(0.0, 1.0, 64 * 64, dtype=np.float32).reshape(64, 64)
+    lenia[5, 5] = np.nan
+    image = decode(to_png(lenia))
+    assert image.shape == (1024, 1024, 3)  # 16 px a cell, grid lines on
+    table = colormap("viridis")
+    assert tuple(centres(image, 16)[0, 0]) == tuple(table[0])
+    assert tuple(centres(image, 16)[63, 63]) == tuple(table[255])
+    assert tuple(centres(image, 16)[5, 5]) == tuple(table[0])  # NaN drawn as 0
+    big = np.zeros((4096, 4096), np.float64)
+    big[4095, 0] = 0.5
+    shrunk = decode(to_png(big, colormap_name="gray"))
+    assert shrunk.shape == (1024, 1024, 3) and tuple(shrunk[1023, 0]) == (128, 128, 128)
+
+
+def test_bad_input_is_refused_with_grid_error():
+    with pytest.raises(GridError, match="one \\(H, W\\) grid"):
+        to_png(np.zeros((2, 3, 4), np.uint8))
+    with pytest.raises(GridError, match="0..255"):
+        to_png(np.array([[300]]))
+    with pytest.raises(UsageError, match="unknown colormap"):
+        to_png(np.zeros((2, 2), np.float32), colormap_name="jet")
+
+
+def test_empty_grid_gives_a_picture():
+    assert decode(to_png(np.zeros((0, 0), np.uint8))).shape[:2] == (32, 32)
+
+
+def img_of(html: str) -> np.ndarray:
+    data = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html).group(1)
+    return decode(base64.b64decode(data))
+
+
+def test_html_card_shows_rule_population_and_escapes():
+    html = repr_html(glider_grid(), rule_text="B3/S23<x>", topology_text=":T16,16", generation=12, population=5)
+    assert "B3/S23&lt;x&gt;" in html and "<x>" not in html
+    assert "<td style='text-align:left'>5</td>" in html and "16 x 16" in html and ":T16,16" in html
+    assert "mass" not in html
+    assert img_of(html).shape == (512, 512, 3)
+    with_mass = repr_html(np.full((4, 4), 0.25), rule_text="lenia", topology_text="torus", generation=0,
+                          population=16, mass=4.0)
+    assert "<th style='text-align:left;padding-right:1em'>mass</th><td style='text-align:left'>4</td>" in with_mass
+
+
+def test_show_array_tensor_and_pattern():
+    shown = show(glider_grid(), rule="B3/S23", generation=7)
+    assert decode(shown._repr_png_()).shape == (512, 512, 3)
+    html = shown._repr_html_()
+    assert "B3/S23" in html and ">5<" in html and ">7<" in html and "torus 16 x 16" in html
+    after = tensorca.run(glider_grid(), "B3/S23", 4)
+    assert np.array_equal(img_of(show(after)._repr_html_()), decode(to_png(glider_grid(at=(1, 1)))))
+    pattern = tensorca.loads("x = 3, y = 3, rule = B36/S23\nbo$2bo$3o!")
+    html = show(pattern)._repr_html_()
+    assert "B36/S23" in html and ">5<" in html
+    assert pattern_png(pattern) == to_png(pattern.cells)
+    assert "B36/S23" in pattern_html(pattern)
+    generations = tensorca.loads("x = 2, y = 1, rule = 23/3/4\nAC!")
+    assert tuple(centres(decode(pattern_png(generations)), 32)[0, 1]) == tuple(state_colours(4)[3])
+
+
+def test_show_tensor_is_converted_only_when_drawn():
+    torch = pytest.importorskip("torch")
+    tensor = torch.from_numpy(glider_grid()).bool()
+    shown = show(tensor[None])  # a batch of one
+    assert np.array_equal(decode(shown._repr_png_()), decode(to_png(glider_grid())))
+    with pytest.raises(GridError, match="batch of one"):
+        show(torch.zeros(2, 4, 4))._repr_png_()
+
+
+class FakeTree:
+    """A tree-backed pattern seen from outside: ``crop`` and ``bounding_box``, no dense ``cells``."""
+
+    def __init__(self, live: list[tuple[int, int]]):
+        self.live, self.crops, self.population, self.generation, self.rule = live, [], len(live), 3, None
+
+    def bounding_box(self):
+        if not self.live:
+            return None
+        xs, ys = [p[0] for p in self.live], [p[1] for p in self.live]
+        return min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+
+    def crop(self, x, y, w, h):
+        self.crops.append((x, y, w, h))
+        out = np.zeros((h, w), np.uint8)
+        for px, py in self.live:
+            if x <= px < x + w and y <= py < y + h:
+                out[py - y, px - x] = 1
+        return out
+
+
+def test_tree_backed_pattern_is_read_in_stripes_and_pooled(monkeypatch):
+    monkeypatch.setattr("tensorca.view.display.STRIPE_CELLS", 20_000 * 40)
+    tree = FakeTree([(-7000, 5), (12_999, 2004), (3000, 1000)])  # box 20000 x 2000 at (-7000, 5)
+    shown = show(tree)
+    image = decode(shown._repr_png_())
+    assert image.shape == (100, 1000, 3)  # shrunk by 20
+    on = np.argwhere(np.all(image == LIVE, axis=-1)).tolist()
+    assert on == [[0, 0], [49, 500], [99, 999]]
+    assert len(tree.crops) == 50 and all(c[3] == 40 for c in tree.crops)  # stripes of whole 20-row blocks
+    html = shown._repr_html_()
+    assert "20,000 x 2,000" in html and ">3<" in html and "tree" in html
+    assert decode(show(FakeTree([]))._repr_png_()).shape == (32, 32, 3)
+
+
+def test_tree_backed_box_over_budget_is_refused():
+    from tensorca.errors import MemoryBudgetError
+    from tensorca.view.display import region_png
+
+    with pytest.raises(MemoryBudgetError, match="show a window"):
+        region_png(lambda *a: None, (0, 0, 10**6, 10**6), max_cells=10**9)
+
+
+def test_hashlife_universe_shows():
+    pytest.importorskip("numba")
+    from tensorca.hashlife import Universe
+
+    cells = np.zeros((8, 8), np.uint8)
+    cells[0:2, 0:2] = 1  # a block stays at the origin
+    cells[5, 6] = cells[6, 7] = cells[7, 5] = cells[7, 6] = cells[7, 7] = 1  # a glider leaves to the south-east
+    universe = Universe.from_cells(cells, "B3/S23").step(4 * 3000)
+    x, y, w, h = universe.bounding_box()
+    assert (x, y) == (0, 0) and w == h == 3008
+    image = decode(show(universe)._repr_png_())
+    assert image.shape == (1003, 1003, 3)  # shrunk by 3
+    assert np.all(image[0, 0] == LIVE) and np.all(image[-1, -1] == LIVE)
+    assert np.count_nonzero(np.all(image == LIVE, axis=-1)) <= 8
