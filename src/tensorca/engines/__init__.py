@@ -29,6 +29,7 @@ from .registry import (
     register_lazy,
     unregister,
 )
+from .steps import extra_kinds, register_step
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules.base import Rule
@@ -39,11 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover
 GENERAL_KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
 
 
-def runs_kinds(kinds: frozenset[tuple[str, str]]) -> Callable[[StepSpec, Topology], bool]:
-    """A precheck passing the step specs whose ``spec.kinds`` are among ``kinds``."""
+def runs_kinds(kinds: frozenset[tuple[str, str]], engine: str) -> Callable[[StepSpec, Topology], bool]:
+    """A precheck passing the step specs whose ``spec.kinds`` are among ``kinds`` or registered for
+    ``engine`` by a rule family (:mod:`tensorca.engines.steps`)."""
 
     def precheck(spec: StepSpec, topology: Topology) -> bool:
-        return spec.kinds in kinds
+        return spec.kinds in kinds or spec.kinds in extra_kinds(engine)
 
     return precheck
 
@@ -71,7 +73,7 @@ _TORCH = "pip install 'tensorca[torch]'"
 _GPU = "pip install 'tensorca[gpu]'"
 
 register(NumpyEngine(), EngineInfo(
-    "numpy", preference=40, precheck=runs_kinds(GENERAL_KINDS),
+    "numpy", preference=40, precheck=runs_kinds(GENERAL_KINDS, "numpy"),
     default_costs={"cpu": EngineCost(call_s=10e-6, gen_s=30e-6, cell_s=2.5e-9,
                                      family_gen={"table": 1.0, "generations": 1.3, "ltl": 2.0},
                                      family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4})},
@@ -79,7 +81,7 @@ register(NumpyEngine(), EngineInfo(
 # Engines that need an optional framework load on first use (see registry.register_lazy).
 register_lazy(EngineInfo(
     "torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",), install=_TORCH, imports="torch",
-    preference=30, devices=cpu_and_cuda, precheck=runs_kinds(GENERAL_KINDS),
+    preference=30, devices=cpu_and_cuda, precheck=runs_kinds(GENERAL_KINDS, "torch"),
     default_costs={
         "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
                           family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
@@ -128,5 +130,6 @@ __all__ = [
     "get_engine",
     "register",
     "register_lazy",
+    "register_step",
     "unregister",
 ]

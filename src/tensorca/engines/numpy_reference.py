@@ -23,6 +23,7 @@ from ..rules.neighbourhoods import weight_levels
 from ..rules.stepspec import MaskCount, StepSpec, TableUpdate, WeightedCount
 from ..topology import Topology, padding_index
 from .base import Engine
+from .steps import extra_kinds, step_for
 
 #: The ``(perceive, update)`` kinds this engine runs.
 KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
@@ -160,8 +161,18 @@ def update(cells: np.ndarray, perceived: np.ndarray, spec: StepSpec) -> np.ndarr
     return np.where(cells == 1, in_intervals(perceived, u.survival), in_intervals(perceived, u.birth))
 
 
+def runs(spec: StepSpec) -> bool:
+    """True when this engine has a step for ``spec``: built in, or registered by a rule family
+    (:func:`tensorca.engines.steps.register_step` with engine ``"numpy"`` and a function
+    ``step(cells, spec, topology) -> cells`` on ``(B, H, W)`` arrays of the spec's state space)."""
+    return spec.kinds in KINDS or spec.kinds in extra_kinds("numpy")
+
+
 def step(cells: np.ndarray, spec: StepSpec, topology: Topology) -> np.ndarray:
-    """One generation of ``spec`` on ``(B, H, W)`` uint8 states: perceive, update, decay."""
+    """One generation of ``spec`` on ``(B, H, W)`` states: perceive, update, decay."""
+    extra = None if spec.kinds in KINDS else step_for("numpy", spec.kinds)
+    if extra is not None:
+        return extra(cells, spec, topology)
     if spec.kinds not in KINDS:
         raise EngineError(f"the NumPy reference has no step for perceive {spec.kinds[0]!r} with update "
                           f"{spec.kinds[1]!r}")
@@ -185,13 +196,14 @@ class NumpyEngine(Engine):
         return 9.0 + (6.0 if decay else 0.0)
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return rule.compile().kinds in KINDS and topology.bounded
+        return runs(rule.compile()) and topology.bounded
 
     def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int) -> np.ndarray:
         spec = rule.compile()
-        if spec.kinds not in KINDS or not topology.bounded:
+        if not runs(spec) or not topology.bounded:
             raise EngineError(self.why_unsupported(rule, topology))
-        cells = np.asarray(cells, dtype=np.uint8)
+        # discrete states are uint8; continuous ones (Lenia) keep their float dtype
+        cells = np.asarray(cells, dtype=np.uint8) if spec.state_space.discrete else np.asarray(cells)
         for _ in range(generations):
             cells = step(cells, spec, topology)
         return cells.copy() if generations == 0 else cells

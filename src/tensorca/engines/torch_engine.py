@@ -41,6 +41,7 @@ from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, W
 from ..topology import Topology
 from . import torch_kernels as K
 from .base import Engine
+from .steps import extra_kinds, step_for
 
 Step = Callable[[torch.Tensor], torch.Tensor]
 
@@ -69,8 +70,16 @@ def cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
-#: The ``(perceive, update)`` kinds this engine runs.
+#: The ``(perceive, update)`` kinds this engine runs itself.
 KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
+
+
+def runs(spec) -> bool:
+    """True when this engine has a step for ``spec``: built in, or registered by a rule family
+    (:func:`tensorca.engines.steps.register_step` with engine ``"torch"`` and a function
+    ``build(spec, topology, device) -> step``, ``step`` mapping a ``(B, H, W)`` tensor of the
+    spec's state space to the next generation with tensor operations only)."""
+    return spec.kinds in KINDS or spec.kinds in extra_kinds("torch")
 
 
 def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = "auto") -> Step:
@@ -81,6 +90,9 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     """
     spec = rule.compile()
     perceive, update, n_states = spec.perceive, spec.update, spec.n_states
+    extra = None if spec.kinds in KINDS else step_for("torch", spec.kinds)
+    if extra is not None:  # a rule family's own kernel: build(spec, topology, device) -> step
+        return extra(spec, topology, device)
     if isinstance(perceive, Index3x3) and isinstance(update, TableUpdate):
         return _table_step(update, n_states, topology, device, path, rule.canonical())
     if isinstance(perceive, WeightedCount) and isinstance(update, IntervalUpdate):
@@ -215,7 +227,7 @@ class TorchEngine(Engine):
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
         spec = rule.compile()
-        if not topology.bounded or spec.kinds not in KINDS:
+        if not topology.bounded or not runs(spec):
             return False
         if self.options.path == "count" and isinstance(spec.update, TableUpdate):
             return K.moore_count_table(spec.update.lookup()) is not None
@@ -249,8 +261,11 @@ class TorchEngine(Engine):
     def _check(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> None:
         if not isinstance(cells, torch.Tensor):
             raise EngineError(f"engine 'torch' takes a torch tensor, got {type(cells).__name__}")
-        if cells.dtype != torch.uint8 or cells.ndim != 3:
-            raise EngineError(f"engine 'torch' takes a (B, H, W) uint8 tensor, got {tuple(cells.shape)} {cells.dtype}")
+        discrete = rule.compile().state_space.discrete
+        if cells.ndim != 3 or (cells.dtype != torch.uint8 if discrete else not cells.dtype.is_floating_point):
+            want = "uint8" if discrete else "floating-point"
+            raise EngineError(f"engine 'torch' takes a (B, H, W) {want} tensor for rule {rule.canonical()!r}, "
+                              f"got {tuple(cells.shape)} {cells.dtype}")
         if not self.supports(rule, topology):
             raise EngineError(self.why_unsupported(rule, topology))
         if tuple(cells.shape[1:]) != topology.shape:
@@ -297,7 +312,7 @@ class TorchEngine(Engine):
     def _alive_only(cells: torch.Tensor, rule: Rule) -> torch.Tensor:
         # Two-state steps read the grid as the 0/1 alive grid; a stray state >= 2 is dead there,
         # as in the reference (it reads ``cells == 1``). One pass before the loop, not per step.
-        return (cells == 1).to(torch.uint8) if rule.n_states == 2 else cells
+        return (cells == 1).to(torch.uint8) if rule.n_states == 2 and rule.state_space.discrete else cells
 
     # -- CUDA graphs ------------------------------------------------------------------------
 

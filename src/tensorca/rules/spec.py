@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from ..errors import TopologyError, UsageError
 from ..topology import Topology, parse_topology, resolve_topology
@@ -24,6 +25,21 @@ from .wolfram import parse_wolfram
 _LTL = re.compile(r"\s*(R[0-9]|[0-9]+\s*,)", re.IGNORECASE | re.ASCII)
 #: Longer texts are parsed every time: a cache entry holds the text and the rule built from it.
 CACHE_MAX_CHARS = 4096
+
+Matcher = Callable[[str], bool]
+Parser = Callable[[str, int, int], Rule]
+#: Notations of other rule families (rule tables, Lenia, ...), tried before the built-in ones.
+_NOTATIONS: list[tuple[Matcher, Parser]] = []
+
+
+def register_notation(matches: Matcher, parse: Parser) -> None:
+    """Teach :func:`parse_rule` a notation: ``matches(body)`` says whether the stripped rule text is
+    one of its rules, ``parse(text, start, end)`` parses ``text[start:end]`` (raising
+    :class:`~tensorca.errors.RuleError` with positions). A rule family's module calls this once
+    when it is imported (``rules/__init__.py`` imports it)."""
+    _NOTATIONS.append((matches, parse))
+    _parse_cached.cache_clear()
+
 
 def _bounds(text: str) -> tuple[int, int]:
     """``(start, end)`` of ``text`` without surrounding whitespace."""
@@ -47,6 +63,9 @@ def _parse_text(text: str, start: int, end: int) -> Rule:
     if start >= end:
         raise fail("empty rule", text, start)
     body = text[start:end]
+    for matches, parse in _NOTATIONS:
+        if matches(body):
+            return parse(text, start, end)
     if body[:3].upper() == "MAP":
         # '/' is a base64 character, so the Generations '/states' suffix is found by length: a
         # body of a valid MAP length is a plain MAP; otherwise the last '/' starts the states.
