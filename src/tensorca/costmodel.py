@@ -50,6 +50,12 @@ from .rules.base import Rule
 from .topology import Topology
 from .unbounded import CHUNK as UNBOUNDED_CHUNK
 
+#: Cells per generation each side of a pattern on the unbounded plane is assumed to move out: a
+#: glider's c/4, what escapes from most soups and methuselahs (the R-pentomino's box is about
+#: 1103/2 cells wide at 1103). Predicting with the starting box alone undercounted the R-pentomino's
+#: 1103 generations 5x; a pattern that does not grow is overcounted, the same for every engine.
+UNBOUNDED_SPREAD = 0.25
+
 COSTMODEL_VERSION = 1
 
 __all__ = ["UNBOUNDED_CHUNK", "Choice", "EngineCost", "PerformanceWarning", "Prediction", "choose", "costs",
@@ -230,7 +236,8 @@ def predict(
 ) -> Prediction:
     """Predicted seconds for ``engine`` on ``device`` (see the module docstring for the formula).
 
-    ``shape`` is ``(H, W)``; on the unbounded plane it is the pattern's current bounding box and
+    ``shape`` is ``(H, W)``; on the unbounded plane it is the pattern's current bounding box, taken
+    to grow by :data:`UNBOUNDED_SPREAD` cells a side per generation (the run sees the mean box), and
     each call runs on it padded by ``reach * 64`` cells a side. ``kernels``: the state of the rule's
     compiled kernels (:func:`kernel_state`; None: look). ``warm_process``: the framework is already
     imported (None: look in ``sys.modules``).
@@ -244,7 +251,8 @@ def predict(
         gens_per_call = min(UNBOUNDED_CHUNK, max(generations, 1))
         calls = max(1, math.ceil(generations / UNBOUNDED_CHUNK))
         margin = reach * gens_per_call
-        height, width = height + 2 * margin, width + 2 * margin
+        grown = min(UNBOUNDED_SPREAD, reach) * generations  # mean over the run of 2 * spread * t
+        height, width = int(height + grown) + 2 * margin, int(width + grown) + 2 * margin
     cells = batch * height * width
     parts: dict[str, float] = {}
     module = _imports(engine)

@@ -107,7 +107,7 @@ register_lazy(EngineInfo(
     "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
     imports="numba", preference=20, precheck=bitpack_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
-                                     compile_s=1.2, load_s=0.25, import_s=0.3)},
+                                     compile_s=1.2, load_s=0.12, import_s=0.12)},
 ))
 register_lazy(EngineInfo(
     "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
