@@ -1,0 +1,181 @@
+"""Between cells and trees: build a tree from live cells, paint a window, find the extent.
+
+Coordinates here are relative to the root's top-left corner, in int64 (a root has at most
+level 62). Rows are ``y`` (down), columns ``x`` (right), as in ``cells[y, x]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .tree import EMPTY, LEAF_LEVEL, LEVEL, find_node
+
+
+@njit(cache=True)
+def _leaves(nodes, table, meta, ys: np.ndarray, xs: np.ndarray, side: int):
+    """Leaves of live cells ``(ys, xs)`` (int64, relative to the root corner): ``(keys, nodes)``
+    sorted by key ``block_y * side + block_x`` (8x8 blocks, ``side`` blocks a row); nodes -1
+    when the store filled."""
+    keys = (ys >> 3) * side + (xs >> 3)
+    order = np.argsort(keys)
+    out_keys = np.empty(keys.shape[0], np.int64)
+    out_nodes = np.empty(keys.shape[0], np.int32)
+    count, i = 0, 0
+    while i < order.shape[0]:
+        key = keys[order[i]]
+        words = np.zeros(4, np.int64)
+        while i < order.shape[0] and keys[order[i]] == key:
+            y, x = ys[order[i]] & 7, xs[order[i]] & 7
+            words[2 * (y >> 2) + (x >> 2)] |= 1 << (15 - 4 * (y & 3) - (x & 3))
+            i += 1
+        out_keys[count] = key
+        out_nodes[count] = find_node(nodes, table, meta, LEAF_LEVEL, words[0], words[1], words[2], words[3])
+        count += 1
+    return out_keys[:count], out_nodes[:count]
+
+
+@njit(cache=True)
+def _parents(nodes, table, meta, keys: np.ndarray, kids: np.ndarray, side: int, lvl: int):
+    """Level-``lvl`` parents of sorted level-``lvl-1`` ``(keys, nodes)`` on a grid ``side``
+    wide (``kids``: their node indices): ``(keys, nodes)`` on the grid ``side // 2`` wide,
+    sorted; missing children are empty."""
+    empty = meta[EMPTY + lvl - 1]
+    pkeys = (keys // side >> 1) * (side >> 1) + (keys % side >> 1)
+    order = np.argsort(pkeys)
+    out_keys = np.empty(keys.shape[0], np.int64)
+    out_nodes = np.empty(keys.shape[0], np.int32)
+    count, i = 0, 0
+    while i < order.shape[0]:
+        key = pkeys[order[i]]
+        q = np.full(4, empty, np.int64)
+        while i < order.shape[0] and pkeys[order[i]] == key:
+            k = keys[order[i]]
+            q[2 * ((k // side) & 1) + ((k % side) & 1)] = kids[order[i]]
+            i += 1
+        out_keys[count] = key
+        out_nodes[count] = find_node(nodes, table, meta, lvl, q[0], q[1], q[2], q[3])
+        count += 1
+    return out_keys[:count], out_nodes[:count]
+
+
+@njit(cache=True)
+def build(nodes, table, meta, ys: np.ndarray, xs: np.ndarray, level: int) -> int:
+    """The level-``level`` node (``level`` in 4..34) holding live cells ``(ys, xs)`` (int64,
+    ``0 <= y, x < 2**level``); -1 when the store filled. Cost follows the live cells only."""
+    if ys.shape[0] == 0:
+        return meta[EMPTY + level]
+    side = np.int64(1) << (level - LEAF_LEVEL)
+    keys, ids = _leaves(nodes, table, meta, ys, xs, side)
+    lvl = LEAF_LEVEL
+    while lvl < level:
+        if np.any(ids < 0):
+            return -1
+        lvl += 1
+        keys, ids = _parents(nodes, table, meta, keys, ids, side, lvl)
+        side >>= 1
+    return ids[0]
+
+
+@njit(cache=True)
+def _paint_leaf(nodes, n: int, ny: int, nx: int, out: np.ndarray, y0: int, x0: int) -> None:
+    """Write the live cells of leaf ``n`` (top-left ``(ny, nx)``) into ``out`` (window at (y0, x0))."""
+    h, w = out.shape
+    for q in range(4):
+        word = nodes[n, q]
+        if word == 0:
+            continue
+        for r in range(4):
+            for c in range(4):
+                if (word >> (15 - 4 * r - c)) & 1:
+                    y = ny + 4 * (q >> 1) + r - y0
+                    x = nx + 4 * (q & 1) + c - x0
+                    if 0 <= y < h and 0 <= x < w:
+                        out[y, x] = 1
+
+
+@njit(cache=True)
+def paint(nodes, meta, root: int, out: np.ndarray, y0: int, x0: int) -> None:
+    """Write the live cells of ``root`` (corner at (0, 0)) that fall in the window ``out``
+    (``(h, w)`` uint8, top-left ``(y0, x0)``) as 1; empty nodes and nodes outside are skipped.
+    Depth-first on an explicit stack (Numba cannot reload cached recursive functions)."""
+    h, w = out.shape
+    stack = np.empty((4 * 64, 3), np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2] = root, 0, 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        n, ny, nx = stack[sp, 0], stack[sp, 1], stack[sp, 2]
+        size = np.int64(1) << nodes[n, LEVEL]
+        if n == meta[EMPTY + nodes[n, LEVEL]] or ny >= y0 + h or nx >= x0 + w or ny + size <= y0 or nx + size <= x0:
+            continue
+        if nodes[n, LEVEL] == LEAF_LEVEL:
+            _paint_leaf(nodes, n, ny, nx, out, y0, x0)
+            continue
+        half = size >> 1
+        for q in range(4):
+            stack[sp, 0], stack[sp, 1], stack[sp, 2] = nodes[n, q], ny + (q >> 1) * half, nx + (q & 1) * half
+            sp += 1
+
+
+@njit(cache=True)
+def _leaf_edge(nodes, n: int, side: int) -> int:
+    """Extent of leaf ``n`` towards ``side`` (0: min y, 1: max y, 2: min x, 3: max x)."""
+    best = -1
+    for q in range(4):
+        word = nodes[n, q]
+        for r in range(4):
+            for c in range(4):
+                if (word >> (15 - 4 * r - c)) & 1:
+                    v = 4 * (q >> 1) + r if side < 2 else 4 * (q & 1) + c
+                    if best < 0 or (v < best if side % 2 == 0 else v > best):
+                        best = v
+    return best
+
+
+@njit(cache=True)
+def _edge(nodes, meta, seen, root: int, side: int) -> int:
+    """Extent of non-empty ``root`` towards ``side`` (0: min y, 1: max y, 2: min x, 3: max x)
+    relative to its corner. Level by level, the frontier is the distinct non-empty nodes of the
+    grid row (or column) nearest that side: only they can hold the extreme cell. ``seen``:
+    ``(cap,)`` uint8 scratch, all 0 (and left so), to keep each node once per level."""
+    front = np.array([root], np.int32)
+    towards_max = side % 2 == 1
+    off = np.int64(0)
+    for k in range(nodes[root, LEVEL], LEAF_LEVEL, -1):
+        half = np.int64(1) << (k - 1)
+        nxt = np.empty(2 * front.shape[0], np.int32)
+        count = 0
+        for far in range(2):
+            bit = 1 if towards_max != (far == 1) else 0  # which half of the axis this pass takes
+            for n in front:
+                for q in range(4):
+                    c = nodes[n, q]
+                    on_side = ((q >> 1) if side < 2 else (q & 1)) == bit
+                    if on_side and c != meta[EMPTY + k - 1] and seen[c] == 0:
+                        seen[c] = 1
+                        nxt[count] = c
+                        count += 1
+            if count > 0:
+                off += bit * half
+                break
+        front = nxt[:count]
+        seen[front] = 0
+    best = -1
+    for n in front:
+        v = _leaf_edge(nodes, n, side)
+        if best < 0 or (v < best if not towards_max else v > best):
+            best = v
+    return off + best
+
+
+@njit(cache=True)
+def extent(nodes, meta, seen, root: int):
+    """``(min_y, max_y, min_x, max_x)`` (inclusive, relative to the root's corner) of the live
+    cells, or all -1 when the root is empty. ``seen``: ``(cap,)`` uint8 zeros (scratch)."""
+    if root == meta[EMPTY + nodes[root, LEVEL]]:
+        return -1, -1, -1, -1
+    return (
+        _edge(nodes, meta, seen, root, 0), _edge(nodes, meta, seen, root, 1),
+        _edge(nodes, meta, seen, root, 2), _edge(nodes, meta, seen, root, 3),
+    )
