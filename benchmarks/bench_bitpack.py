@@ -10,6 +10,11 @@ GPU (a CUDA machine with Triton)::
 
     python benchmarks/bench_bitpack.py --device cuda        # sweep gens/launch x grid size, 16384^2 incl.
 
+Table rules (Life as a MAP string, Hensel letters, a random MAP) against numpy, torch and Golly's
+QuickLife (``bgolly``, built from Golly's source under /tmp, not committed)::
+
+    .venv/bin/python benchmarks/bench_bitpack.py --tables [--bgolly /tmp/bgolly]
+
 Rule B3/S23 on a torus, random soup of density 0.5 (the kernels do the same work on any state).
 ``packed`` times the engine's multi-generation loop on packed words (the grid stays packed
 between generations, as in ``advance``); ``end-to-end`` adds packing and unpacking the bytes.
@@ -230,6 +235,125 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
     }
 
 
+LIFE_MAP = "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA"
+
+
+def random_map(seed: int = 0) -> str:
+    """A seeded random MAP rule (512 fair coin flips; B0 cleared so QuickLife need not alternate)."""
+    import base64
+
+    table = (np.random.default_rng(seed).random(512) < 0.5).astype(np.uint8)
+    table[0] = 0
+    return "MAP" + base64.b64encode(np.packbits(table).tobytes()).decode()[:86]
+
+
+def rle(cells: np.ndarray, rule: str) -> str:
+    """``(H, W)`` 0/1 cells as an RLE pattern (for bgolly); lines break between runs only."""
+    tokens = []
+    for row in cells:
+        runs, x = [], 0
+        while x < len(row):
+            end = x
+            while end < len(row) and row[end] == row[x]:
+                end += 1
+            runs.append((str(end - x) if end - x > 1 else "") + ("o" if row[x] else "b"))
+            x = end
+        if runs and runs[-1].endswith("b"):
+            runs.pop()
+        tokens += runs + ["$"]
+    tokens[-1] = "!"
+    lines, line = [], ""
+    for token in tokens:
+        if len(line) + len(token) > 70:
+            lines.append(line)
+            line = ""
+        line += token
+    lines.append(line)
+    body = "\n".join(lines)
+    return f"x = {cells.shape[1]}, y = {cells.shape[0]}, rule = {rule}\n{body}\n"
+
+
+def bgolly_rate(bgolly: str, cells: np.ndarray, rule: str, gens: int) -> float | None:
+    """QuickLife cell updates per second on ``cells`` as a torus: wall time of ``-m gens`` minus
+    ``-m 0`` (reading the pattern), best of 2. None when bgolly is missing or fails."""
+    import tempfile
+
+    if not Path(bgolly).exists():
+        return None
+    h, w = cells.shape
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "soup.rle"
+        path.write_text(rle(cells, f"{rule}:T{w},{h}"))
+
+        def wall(m: int) -> float:
+            best = float("inf")
+            for _ in range(2):
+                t0 = time.perf_counter()
+                proc = subprocess.run([bgolly, "-a", "QuickLife", "-q", "-q", "-m", str(m), str(path)],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise RuntimeError(proc.stderr)
+                best = min(best, time.perf_counter() - t0)
+            return best
+
+        try:
+            return h * w * gens / max(wall(gens) - wall(0), 1e-9)
+        except RuntimeError:
+            return None
+
+
+def best_of(fn, repeats: int) -> float:
+    """Shortest wall time of ``fn()`` over ``repeats`` runs (a shared machine's noise only adds)."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def table_bench(quick: bool, bgolly: str) -> dict:
+    """Table rules on a 1024^2 torus, 40% soup: bitpack-cpu (packed loop, best of 5), numpy,
+    torch and bgolly's QuickLife (best of 2), same soup and generations for bitpack-cpu and
+    QuickLife."""
+    import numba
+    import torch
+
+    from tensorca.engines.bitpack_bdd import kernel_ops
+    from tensorca.engines.bitpack_cpu import advance_packed
+
+    side, gens = 1024, 200 if quick else 1000
+    cells = (np.random.default_rng(0).random((1, side, side)) < 0.4).astype(np.uint8)
+    topology = Topology.torus(side, side)
+    words = pack(cells, 64)
+    ref, dense = get_engine("numpy"), get_engine("torch")
+    rules = [("B3/S23", "B3/S23"), ("MAP B3/S23", LIFE_MAP), ("B2-a/S12", "B2-a/S12"),
+             ("B3/S2-i34q", "B3/S2-i34q"), ("random MAP", random_map(0))]
+    rows = []
+    tensor = torch.from_numpy(cells)
+    for label, text in rules:
+        rule = parse_rule(text)
+        advance_packed(words, side, rule, True, gens)  # compile and warm up
+        t_bp = best_of(lambda r=rule: advance_packed(words, side, r, True, gens), 5)
+        t_np = timed(lambda r=rule: ref.advance(cells, r, topology, 2), 1)
+        t_torch = timed(lambda r=rule: dense.advance(tensor, r, topology, 5), 1)
+        golly = bgolly_rate(bgolly, cells[0], text, gens)
+        row = {
+            "rule": label, "ops_per_word": kernel_ops(rule.table),
+            "bitpack_cpu": side * side * gens / t_bp, "numpy": side * side * 2 / t_np,
+            "torch": side * side * 5 / t_torch, "quicklife": golly,
+        }
+        row["x_quicklife"] = row["bitpack_cpu"] / golly if golly else None
+        rows.append(row)
+        ratio = f"x{row['x_quicklife']:.1f}" if golly else "n/a"
+        quick_rate = f"{golly / 1e9:6.2f} G" if golly else "   n/a"
+        print(f"{label:>12}  ops/word {row['ops_per_word']:3d}  bitpack-cpu {row['bitpack_cpu'] / 1e9:6.2f} G  "
+              f"numpy {row['numpy'] / 1e6:6.1f} M  torch {row['torch'] / 1e6:7.1f} M  "
+              f"QuickLife {quick_rate}  bitpack/QuickLife {ratio}", flush=True)
+    return {"device": "cpu", "threads": numba.get_num_threads(), "gens": gens, "rows": rows,
+            "load_before": os.getloadavg()}
+
+
 def machine() -> str:
     try:
         out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -246,8 +370,17 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", default="1024,4096,16384", help="GPU: grid sides to sweep")
     parser.add_argument("--gens-per-launch", default="1,2,4,8", help="GPU: generations per launch to sweep")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--tables", action="store_true",
+                        help="CPU: table rules (MAP, Hensel) at 1024^2 against numpy, torch and bgolly QuickLife")
+    parser.add_argument("--bgolly", default="/tmp/bgolly", help="bgolly binary for --tables")
     args = parser.parse_args(argv)
-    print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {machine()}", flush=True)
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {machine()}  load {os.getloadavg()[0]:.2f}", flush=True)
+    if args.tables:
+        result = table_bench(args.quick, args.bgolly)
+        print(f"# load average after: {os.getloadavg()[0]:.2f}")
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2))
+        return
     if args.device == "cpu":
         result = cpu_bench(args.quick)
     else:

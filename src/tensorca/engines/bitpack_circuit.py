@@ -1,4 +1,4 @@
-"""The boolean circuits of the bit-packed engines, derived from a rule's B/S count sets.
+"""The boolean circuits of the bit-packed engines: B/S count circuits, the kernel-module cache.
 
 A bit-packed engine holds 32 or 64 cells per word and never looks at one cell at a time. Per
 output word it computes, with bitwise full adders, the *bit-sliced* 3x3 total ``T`` (the eight
@@ -19,6 +19,10 @@ Numba function over ``uint64`` and a Triton kernel over ``uint32``.
 
 Counts of logic operations per word (the "floor" the benchmarks compare against) come from
 :func:`op_count`.
+
+Every other two-state 3x3 table (Hensel letters, MAP strings, V and H neighbourhoods) runs a
+circuit over the nine neighbour planes built by :mod:`.bitpack_bdd`; a table that is B/S over
+the Moore neighbourhood, however spelt, runs the count circuit above (:func:`kernel_key`).
 """
 
 from __future__ import annotations
@@ -164,10 +168,9 @@ def op_count(expression: str) -> int:
     return binary + len(nots)
 
 
-@lru_cache(maxsize=1024)
-def rule_expression(birth: frozenset[int], survival: frozenset[int]) -> str:
-    """The next-state bit-plane as an expression over ``t0, t1, t2, t3, c`` (see module docstring)."""
-    ones, dont = truth_table(frozenset(birth), frozenset(survival))
+def best_expression(ones: set[int], dont: set[int]) -> str:
+    """The shortest of several minimised forms of the 5-input function with minterms ``ones`` and
+    don't-cares ``dont`` (index as in :func:`truth_table`)."""
     everything = set(range(1 << _N))
     zeros = everything - ones - dont
     candidates = [_sop(minimise(ones, dont)), f"~({_sop(minimise(zeros, dont))})"]
@@ -177,6 +180,13 @@ def rule_expression(birth: frozenset[int], survival: frozenset[int]) -> str:
         if flipped and flipped != everything - dont:
             candidates.append(f"({_sop(minimise(flipped, dont))}) ^ {name}")
     return min(candidates, key=op_count)
+
+
+@lru_cache(maxsize=1024)
+def rule_expression(birth: frozenset[int], survival: frozenset[int]) -> str:
+    """The next-state bit-plane as an expression over ``t0, t1, t2, t3, c`` (see module docstring)."""
+    ones, dont = truth_table(frozenset(birth), frozenset(survival))
+    return best_expression(ones, dont)
 
 
 def kernel_op_count(expression: str) -> dict[str, int]:
@@ -218,9 +228,9 @@ def bs_table(birth: frozenset[int], survival: frozenset[int]) -> bytes:
 def why_not_bitpack(spec: StepSpec | Rule, topology: Topology) -> str | None:
     """``None`` when the bit-packed engines compute ``spec`` on ``topology`` exactly, else why not.
 
-    ``spec`` is a rule's step spec (a rule is compiled here). The class is exact: a two-state
-    ``index3x3``/``table`` spec on the Moore neighbourhood with birth/survival count sets whose
-    B/S table is the spec's own table, on a plain torus or a bounded plane.
+    ``spec`` is a rule's step spec (a rule is compiled here). The class is exact: any two-state
+    ``index3x3``/``table`` spec (B/S on any neighbourhood, Hensel letters, MAP strings: the
+    kernels run a circuit of the 512-entry table itself), on a plain torus or a bounded plane.
     """
     if not isinstance(spec, StepSpec):
         spec = spec.compile()
@@ -230,27 +240,45 @@ def why_not_bitpack(spec: StepSpec | Rule, topology: Topology) -> str | None:
         return f"topology {topology} is a shifted torus; bit-packed edges only wrap plainly or stay dead"
     update = spec.update
     if spec.kinds != ("index3x3", "table") or not isinstance(update, TableUpdate):
-        return (f"only two-state outer-totalistic Moore (B/S) rules run bit-packed, not perceive "
+        return (f"only two-state 3x3 table rules run bit-packed, not perceive "
                 f"{spec.kinds[0]!r} with update {spec.kinds[1]!r}")
     if spec.n_states != 2:
         return f"Generations rules ({spec.n_states} states) need more than one bit per cell"
-    if update.neighbourhood != "M":
-        return f"the {update.neighbourhood!r} neighbourhood is not the Moore neighbourhood the adders count"
-    if update.birth is None or update.survival is None:
-        return "the rule is not outer-totalistic (the adders see counts, not configurations)"
-    if bs_table(update.birth, update.survival) != update.table:
-        return "the rule's table differs from the table of its birth/survival counts"
+    if len(update.table) != 512:
+        return f"the rule's table has {len(update.table)} entries, not the 512 of a 3x3 window"
     return None
 
 
-def bs_sets(spec: StepSpec | Rule) -> tuple[frozenset[int], frozenset[int]]:
-    """``(birth, survival)`` of a supported spec or rule (:func:`why_not_bitpack` is ``None``)."""
+def why_not_moore_bs(spec: StepSpec | Rule, topology: Topology) -> str | None:
+    """:func:`why_not_bitpack`, narrowed to tables that are B/S over the Moore neighbourhood (any
+    spelling): the class the count kernels (and ``dense-conv``) compute."""
+    from .bitpack_bdd import count_sets
+
+    reason = why_not_bitpack(spec, topology)
+    if reason is None and count_sets(rule_table(spec), "M") is None:
+        return "the rule's table is not B/S over the Moore neighbourhood (counts, not configurations)"
+    return reason
+
+
+def rule_table(spec: StepSpec | Rule) -> bytes:
+    """The 512-entry table of a supported spec or rule (:func:`why_not_bitpack` is ``None``)."""
     if not isinstance(spec, StepSpec):
         spec = spec.compile()
-    update = spec.update
-    if not isinstance(update, TableUpdate) or update.birth is None or update.survival is None:
-        raise EngineError(f"no birth/survival counts to run bit-packed: {why_not_bitpack(spec, Topology.plane(1, 1))}")
-    return frozenset(update.birth), frozenset(update.survival)
+    reason = why_not_bitpack(spec, Topology.plane(1, 1))
+    if reason is not None:
+        raise EngineError(f"no 3x3 table to run bit-packed: {reason}")
+    return bytes(spec.update.table)
+
+
+def bs_sets(spec: StepSpec | Rule) -> tuple[frozenset[int], frozenset[int]]:
+    """``(birth, survival)`` over the Moore neighbourhood of a supported spec or rule whose table
+    is B/S (whatever its spelling: a MAP string of Life gives Life's sets)."""
+    from .bitpack_bdd import count_sets
+
+    sets = count_sets(rule_table(spec), "M")
+    if sets is None:
+        raise EngineError("the rule's table is not B/S over the Moore neighbourhood (no count sets)")
+    return sets
 
 
 # --- generated kernel modules ---------------------------------------------------------------------
@@ -285,6 +313,8 @@ PREFIXES = {"bitpack-cpu": "tensorca_bitpack_cpu", "bitpack-gpu": "tensorca_bitp
 MAX_SPECIALISED = 32
 #: The expression key of the generic kernels, which read the rule's truth table from an argument.
 GENERIC = "generic"
+#: The key of the generic table kernels, which run a table's ROBDD given as data.
+GENERIC_TABLE = "generic-table"
 
 #: ``(engine name, rule expression) -> module`` of every kernel module loaded in this process.
 _LOADED: dict[tuple[str, str], ModuleType] = {}
@@ -345,11 +375,34 @@ def kernel_expression(engine: str, birth: frozenset[int], survival: frozenset[in
     """The expression whose kernels run ``(birth, survival)`` on ``engine``: the rule's own
     (:func:`rule_expression`), or :data:`GENERIC` for ``bitpack-cpu`` once this process has
     loaded :data:`MAX_SPECIALISED` rule-specific modules and not this rule's."""
-    expression = rule_expression(birth, survival)
-    if engine != "bitpack-cpu" or (engine, expression) in _LOADED:
-        return expression
-    specialised = sum(1 for name, expr in list(_LOADED) if name == engine and expr != GENERIC)
-    return expression if specialised < MAX_SPECIALISED else GENERIC
+    return _capped(engine, rule_expression(birth, survival), GENERIC)
+
+
+def _capped(engine: str, key: str, generic: str) -> str:
+    """``key``, or ``generic`` when ``engine`` is ``bitpack-cpu`` and this process already holds
+    :data:`MAX_SPECIALISED` rule-specific modules, not including ``key``'s."""
+    if engine != "bitpack-cpu" or (engine, key) in _LOADED:
+        return key
+    specialised = sum(1 for name, k in list(_LOADED) if name == engine and k not in (GENERIC, GENERIC_TABLE))
+    return key if specialised < MAX_SPECIALISED else generic
+
+
+def planes_key(circuit) -> str:
+    """The module key of a table circuit (:class:`.bitpack_bdd.Circuit`) over the nine planes."""
+    return "planes: " + circuit.key
+
+
+def kernel_key(engine: str, table: bytes) -> str:
+    """The key of the kernel module that runs a 512-entry ``table`` on ``engine``: the B/S
+    expression when the table is B/S over the Moore neighbourhood (so a MAP string of Life runs
+    Life's own kernels), else the table circuit's :func:`planes_key`; past the specialised-module
+    cap of ``bitpack-cpu``, :data:`GENERIC` or :data:`GENERIC_TABLE`."""
+    from .bitpack_bdd import count_sets, is_count_circuit, table_circuit
+
+    circuit = table_circuit(table)
+    if is_count_circuit(circuit):
+        return kernel_expression(engine, *count_sets(table, "M"))
+    return _capped(engine, planes_key(circuit), GENERIC_TABLE)
 
 
 def generic_lines() -> list[str]:
@@ -391,7 +444,7 @@ def kernel_state(rule: Rule, engine_name: str) -> str:
     spec = rule.compile()
     if why_not_bitpack(spec, Topology.plane(1, 1)) is not None:
         return "none"
-    expression = kernel_expression(engine_name, *bs_sets(spec))
+    expression = kernel_key(engine_name, rule_table(spec))
     if (engine_name, expression) in _LOADED:
         return "loaded"
     if engine_name == "bitpack-gpu":
