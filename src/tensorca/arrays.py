@@ -49,6 +49,61 @@ def as_uint8_tensor(tensor: Any) -> Any:
     return tensor.to(torch.uint8)
 
 
+#: Float dtypes continuous rules (Lenia) run in; NumPy and torch spell them alike.
+FLOAT_DTYPES = ("float32", "float64")
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def as_float_cells(grid: Any, rule_name: str) -> Any:
+    """A float32/float64 NumPy grid or tensor for a continuous rule, returned as is (same dtype).
+
+    Integer, bool and other float dtypes raise :class:`GridError` naming the conversion to make:
+    Lenia's cells are floats in [0, 1], not states.
+    """
+    name = _dtype_name(grid.dtype)
+    if name not in FLOAT_DTYPES:
+        hint = ("its cells are floats in [0, 1]: pass grid.astype(np.float32) (or .float() for a tensor), "
+                "scaled to [0, 1]")
+        raise GridError(f"rule {rule_name!r} is continuous and needs a float32 or float64 grid, got {name}; {hint}")
+    return grid
+
+
+def as_state_cells(grid: Any, rule_name: str) -> Any:
+    """A ``uint8`` grid or tensor for a discrete rule; float grids raise :class:`GridError` naming the rule."""
+    name = _dtype_name(grid.dtype)
+    if name.startswith(("float", "bfloat", "complex")):
+        raise GridError(f"grid dtype must be integer or bool (cell states) for the discrete rule {rule_name!r}, "
+                        f"got {name}; float grids are for continuous rules such as Lenia")
+    return as_uint8_tensor(grid) if is_tensor(grid) else as_uint8_grid(np.asarray(grid))
+
+
+def as_cells(grid: Any, continuous: bool, rule_name: str) -> Any:
+    """``grid`` in the form a rule's engines take: float (same dtype) when ``continuous``, else uint8."""
+    return as_float_cells(grid, rule_name) if continuous else as_state_cells(grid, rule_name)
+
+
+def value_range_error(cells: Any, low: float, high: float) -> str | None:
+    """Why ``cells`` (float) do not lie in ``[low, high]`` (NaN included), or None; one host read."""
+    if is_tensor(cells):
+        data = cells.detach()
+        bad = ~((data >= low) & (data <= high))
+        if not data.numel() or not bool(bad.any()):
+            return None
+        where = tuple(int(i) for i in np.unravel_index(int(bad.flatten().nonzero()[0, 0]), tuple(data.shape)))
+        value = float(data[where])
+    else:
+        data = np.asarray(cells)
+        bad = ~((data >= low) & (data <= high))
+        if not data.size or not bad.any():
+            return None
+        where = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), data.shape))
+        value = float(data[where])
+    return f"cell {where} holds {value!r}, outside the rule's range [{low}, {high}]"
+
+
 #: Device kinds a torch engine can run on here; ``meta`` holds no data and others have no engine.
 DEVICE_KINDS = ("cpu", "cuda", "mps")
 _DEVICE = re.compile(r"(cpu|cuda|mps)(?::(\d+))?")

@@ -5,7 +5,8 @@ A checkpoint is one NumPy ``.npz`` file (no pickle anywhere) holding two arrays:
 - ``cells``: the ``(B, H, W)`` ``uint8`` states (for a pattern on the unbounded plane, its cells
   cropped to the bounding box, ``B = 1``);
 - ``manifest``: UTF-8 JSON as a ``uint8`` array: ``format``, ``kind`` (``"grid"`` or
-  ``"pattern"``), ``batched`` (the input was ``(B, H, W)``), the canonical ``rule``, the
+  ``"pattern"``), ``batched`` (the input was ``(B, H, W)``), the canonical ``rule`` (and, for a
+  rule defined by a Golly rule file, ``rule_text``: the file itself, so a resume needs no file), the
   ``topology`` (kind, width, height), ``generation``, ``origin`` ``[x, y]`` (patterns), the
   pattern's ``name`` and ``comments``, ``engine`` and ``tensorca_version``.
 
@@ -39,6 +40,7 @@ from .io.budget import resolve_max_cells
 from .pattern import Pattern
 from .rules import parse_rule
 from .rules.base import Rule
+from .rules.ruleloader import rule_definition, rule_from_text
 from .topology import Topology
 
 FORMAT = "tensorca-checkpoint/1"
@@ -113,6 +115,9 @@ def manifest_for(state_kind: str, rule: Rule, topology: Topology, generation: in
         "engine": engine,
         "tensorca_version": __version__,
     }
+    definition = rule_definition(rule)
+    if definition is not None:
+        manifest["rule_text"] = definition
     if pattern is not None:
         manifest["name"] = pattern.name
         manifest["comments"] = list(pattern.comments)
@@ -214,11 +219,21 @@ def _as_states(cells: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(cells, dtype=np.uint8)
 
 
+def _rule_from(manifest: dict) -> Rule:
+    """The manifest's rule: from ``rule_text`` when the checkpoint carries a rule file, else parsed."""
+    text = manifest.get("rule_text")
+    if text is None:
+        return parse_rule(manifest["rule"])
+    if not isinstance(text, str):
+        raise CheckpointError(f"manifest 'rule_text' must be a string, got {type(text).__name__}")
+    return rule_from_text(text, manifest["rule"], source="<checkpoint>")
+
+
 def _checkpoint_from(cells: np.ndarray, manifest: dict) -> Checkpoint:
     """Validate ``manifest`` against ``cells`` and build the :class:`Checkpoint`."""
     if not isinstance(manifest.get("rule"), str):
         raise CheckpointError(f"manifest 'rule' must be a string, got {manifest.get('rule')!r}")
-    rule = parse_rule(manifest["rule"])
+    rule = _rule_from(manifest)
     topology = _topology_from(manifest.get("topology"))
     generation = _int_field(manifest, "generation", 0)
     kind, batched = manifest.get("kind", "grid"), manifest.get("batched", True)

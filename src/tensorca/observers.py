@@ -1,8 +1,9 @@
 """Observers: quantities collected during a run where the cells live, read back once at the end.
 
-:class:`Population` counts the non-zero cells of every grid every ``k`` generations. Torch engines
-count on the device inside ``advance_observed`` (no host synchronisation per generation); other
-engines are sampled between engine calls.
+:class:`Population` counts the non-zero cells of every grid every ``k`` generations, or, for a
+continuous rule (Lenia), sums their values (the mass). Torch engines count on the device inside
+``advance_observed`` (no host synchronisation per generation); other engines, and continuous
+rules, are sampled between engine calls (still on the device, read back once).
 """
 
 from __future__ import annotations
@@ -29,13 +30,16 @@ class Population:
     Pass it as ``run(..., observe=Population(every=k))``; after the run, ``generations`` is the
     ``(n,)`` int64 array of generation numbers sampled (the start, then every multiple of ``k``;
     a pattern counts from its own ``generation``) and ``values`` the ``(n, B)`` int64 populations
-    (``B = 1`` for a pattern or an ``(H, W)`` grid). Counting happens where the cells are (on the
-    GPU for torch engines) and the counts are read back once, when the run ends.
+    (``B = 1`` for a pattern or an ``(H, W)`` grid); for a continuous rule (Lenia) ``values`` are
+    the ``(n, B)`` float64 masses (sums of the cell values) and ``quantity`` is ``"mass"``.
+    Counting happens where the cells are (on the GPU for torch engines) and the counts are read
+    back once, when the run ends.
     """
 
     every: int = 1
     generations: np.ndarray | None = None
     values: np.ndarray | None = None
+    quantity: str = "population"
 
     def __post_init__(self) -> None:
         if isinstance(self.every, bool) or not isinstance(self.every, (int, np.integer)) or self.every < 1:
@@ -47,18 +51,28 @@ class Population:
         if self.values is None or self.generations is None:
             raise UsageError("the observer has no values yet: pass it to run(..., observe=...) first")
         width = self.values.shape[1]
-        columns = ["population"] if width == 1 else [f"population_{i}" for i in range(width)]
+        name = self.quantity
+        columns = [name] if width == 1 else [f"{name}_{i}" for i in range(width)]
         with open(path, "w") as fh:
             fh.write(",".join(["generation", *columns]) + "\n")
             for gen, row in zip(self.generations, self.values, strict=True):
-                fh.write(",".join([str(int(gen)), *(str(int(v)) for v in row)]) + "\n")
+                cells = (repr(float(v)) if self.quantity == "mass" else str(int(v)) for v in row)
+                fh.write(",".join([str(int(gen)), *cells]) + "\n")
 
 
 def population_counts(cells: Any) -> Any:
-    """``(B,)`` int64 count of non-zero cells, computed where ``cells`` lives (no host sync for tensors)."""
+    """``(B,)`` int64 count of non-zero cells, or for float cells (Lenia) the float64 mass (sum of
+    values), computed where ``cells`` lives (no host sync for tensors, no autograd graph kept)."""
     if is_tensor(cells):
+        if cells.dtype.is_floating_point:
+            import torch
+
+            return cells.detach().sum(dim=(1, 2), dtype=torch.float64)
         return (cells != 0).sum(dim=(1, 2))
-    return np.count_nonzero(np.asarray(cells), axis=(1, 2)).astype(np.int64)
+    array = np.asarray(cells)
+    if np.issubdtype(array.dtype, np.floating):
+        return array.sum(axis=(1, 2), dtype=np.float64)
+    return np.count_nonzero(array, axis=(1, 2)).astype(np.int64)
 
 
 class Samples:
@@ -80,7 +94,8 @@ class Samples:
         if tensors:  # one device -> host read for all of them
             import torch
 
-            flat = torch.cat([t.reshape(-1).to(torch.int64).to(tensors[0].device) for t in tensors]).cpu().numpy()
+            kind = torch.float64 if any(t.dtype.is_floating_point for t in tensors) else torch.int64
+            flat = torch.cat([t.reshape(-1).to(kind).to(tensors[0].device) for t in tensors]).cpu().numpy()
             offset = 0
             for t in tensors:
                 n = t.numel()
@@ -88,11 +103,15 @@ class Samples:
                 offset += n
         values, gens, it = [], [], iter(host_tensors)
         for g, v in self.blocks:
-            v = next(it) if is_tensor(v) else np.asarray(v, dtype=np.int64)
-            values.append(np.asarray(v, dtype=np.int64).reshape(len(g), -1))
+            v = next(it) if is_tensor(v) else np.asarray(v)
+            values.append(np.asarray(v).reshape(len(g), -1))
             gens.extend(g)
+        mass = any(np.issubdtype(v.dtype, np.floating) for v in values)
+        dtype = np.float64 if mass else np.int64
+        self.observer.quantity = "mass" if mass else "population"
         self.observer.generations = np.asarray(gens, dtype=np.int64)
-        self.observer.values = np.concatenate(values, axis=0) if values else np.zeros((0, batch), np.int64)
+        self.observer.values = (np.concatenate(values, axis=0).astype(dtype) if values
+                                else np.zeros((0, batch), dtype))
 
 
 def advance_observed(engine: Engine, cells: Any, rule: Rule, topology: Topology, k: int,
@@ -101,7 +120,8 @@ def advance_observed(engine: Engine, cells: Any, rule: Rule, topology: Topology,
     if observer is None or k == 0:
         return engine.advance(cells, rule, topology, k), [], None
     wanted = [g for g in range(gen0 + 1, gen0 + k + 1) if g % observer.every == 0]
-    observed = getattr(engine, "advance_observed", None)
+    # an engine's own observed loop counts non-zero cells; continuous rules report mass instead
+    observed = getattr(engine, "advance_observed", None) if rule.state_space.discrete else None
     if observed is not None:
         out, pop = observed(cells, rule, topology, k)  # (k + 1, B) on the device
         if not wanted:

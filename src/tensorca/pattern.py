@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # rules is a sibling layer; only its type is needed here
 class Pattern:
     """A pattern: cells, rule, topology, position and metadata.
 
-    - ``cells``: ``(H, W)`` ``uint8`` array indexed ``[y, x]``, states ``0..n-1`` (0 dead).
+    - ``cells``: ``(H, W)`` ``uint8`` array indexed ``[y, x]``, states ``0..n-1`` (0 dead); or, for a
+      continuous rule (Lenia), float32/float64 values in [0, 1] (other float dtypes become float64).
     - ``rule``: the file's rule, or ``None`` when the file names none (simulators default to
       ``B3/S23``).
     - ``topology``: from the rule's suffix (``:T64,64``); :meth:`Topology.unbounded` when the
@@ -47,7 +48,11 @@ class Pattern:
         cells = np.asarray(self.cells)
         if cells.ndim != 2:
             raise GridError(f"Pattern.cells must be 2-D (H, W), got shape {cells.shape}")
-        if cells.dtype != np.uint8:
+        if np.issubdtype(cells.dtype, np.floating):  # continuous rules (Lenia): values kept as floats
+            if cells.size and not np.isfinite(cells).all():
+                raise GridError("Pattern.cells holds NaN or infinite values")
+            cells = cells if cells.dtype in (np.float32, np.float64) else cells.astype(np.float64)
+        elif cells.dtype != np.uint8:
             if cells.size and (cells.min() < 0 or cells.max() > 255):
                 raise GridError("Pattern.cells states must lie in 0..255")
             cells = cells.astype(np.uint8)
@@ -64,6 +69,16 @@ class Pattern:
     def population(self) -> int:
         """Number of non-zero cells (every live or decaying state counts)."""
         return int(np.count_nonzero(self.cells))
+
+    @property
+    def mass(self) -> float:
+        """Sum of the cell values (Lenia's mass; the population for 0/1 cells)."""
+        return float(np.sum(self.cells, dtype=np.float64))
+
+    @property
+    def continuous(self) -> bool:
+        """True when the cells are floats (a continuous rule such as Lenia), not discrete states."""
+        return bool(np.issubdtype(self.cells.dtype, np.floating))
 
     @property
     def max_state(self) -> int:
@@ -84,7 +99,7 @@ class Pattern:
         An empty pattern becomes a ``(0, 0)`` array at origin ``(0, 0)`` (it has no position).
         """
         if bounding_box(self.cells) is None:
-            return replace(self, cells=np.zeros((0, 0), np.uint8), origin=(0, 0), comments=list(self.comments))
+            return replace(self, cells=np.zeros((0, 0), self.cells.dtype), origin=(0, 0), comments=list(self.comments))
         cells, origin = crop(self.cells, self.origin, copy=True)
         return replace(self, cells=cells, origin=origin, comments=list(self.comments))
 
@@ -108,7 +123,8 @@ class Pattern:
     def __repr__(self) -> str:
         h, w = self.shape
         rule = self.rule.canonical() if self.rule is not None else None
-        parts = [f"{w}x{h}", f"population={self.population}", f"rule={rule!r}"]
+        count = f"mass={self.mass:.6g}" if self.continuous else f"population={self.population}"
+        parts = [f"{w}x{h}", count, f"rule={rule!r}"]
         if self.topology.bounded:
             parts.append(f"topology={self.topology.suffix()!r}")
         if self.origin != (0, 0):

@@ -5,7 +5,8 @@ topology (torus, plane, shifted tori, Klein bottles, cross-surface, sphere: :fun
 an engine that does not run a topology gets a skipped row), ``grids`` random grids (odd and
 non-square sizes, 1x1 included; densities 0.1-0.9; Generations starts hold every state) are
 advanced ``generations`` generations and compared bit for bit with
-:class:`~tensorca.engines.numpy_reference.NumpyEngine`. A mismatch is reported with the first
+:class:`~tensorca.engines.numpy_reference.NumpyEngine`; continuous rules (Lenia, float64 grids)
+are compared within :data:`TOLERANCE`, which the report states on each such row. A mismatch is reported with the first
 generation, grid and cell ``(y, x)`` where the engine and the reference part.
 
 The engines checked are the registry's (:func:`~tensorca.engines.available_engines`): an engine
@@ -56,6 +57,13 @@ FAMILY_RULES: dict[str, tuple[str, ...]] = {
         "R2,C5,S2-4,B3,NX",
     ),
     "wolfram": ("W30", "W110", "W90"),
+    # continuous (float64 grids), compared within TOLERANCE rather than bit for bit
+    "lenia": (
+        "R=5,T=10,b=[1],m=0.15,s=0.015,kn=1,gn=1",
+        "R=4,T=5,b=[1,1/3],m=0.2,s=0.03,kn=2,gn=2",
+        "R=3,T=10,b=[1/2,1],m=0.25,s=0.05,kn=4,gn=3",
+        "R=6,T=8,b=[1],m=0.1,s=0.05,kn=3,gn=2",
+    ),
 }
 FAMILIES = tuple(FAMILY_RULES)
 TOPOLOGIES = ("torus", "plane", "shifted", "klein", "cross", "sphere")
@@ -63,6 +71,9 @@ TOPOLOGIES = ("torus", "plane", "shifted", "klein", "cross", "sphere")
 REFERENCE = "numpy"
 #: Grids the negative control runs on at least (grid 0 is 1x1, where zero padding and a torus agree).
 CONTROL_GRIDS = 8
+#: Largest difference allowed between an engine and the reference on a continuous (float64) rule,
+#: per cell after all generations: FFT round-off is ~1e-15 per step.
+TOLERANCE = 1e-9
 #: Grid sizes (H, W), cycled: tiny, odd, non-square and square.
 SIZES = ((1, 1), (2, 3), (5, 7), (17, 31), (31, 17), (16, 16), (33, 64), (40, 41), (9, 100), (64, 64))
 
@@ -130,6 +141,8 @@ class VerifyRow:
     control: bool = False
     skipped: str | None = None
     rules: list[str] = field(default_factory=list)
+    #: ``None``: compared bit for bit; else the largest absolute difference allowed (continuous rules).
+    tolerance: float | None = None
 
     @property
     def passed(self) -> bool:
@@ -172,7 +185,9 @@ def describe(row: VerifyRow) -> str:
         return f"skipped: {row.skipped}"
     if row.control:
         return f"caught, as it must be: {row.first_mismatch}" if row.passed else "NOT CAUGHT: the check is blind"
-    return "bit-identical" if row.passed else f"MISMATCH: {row.first_mismatch}"
+    if not row.passed:
+        return f"MISMATCH: {row.first_mismatch}"
+    return "bit-identical" if row.tolerance is None else f"within {row.tolerance:g} (float64)"
 
 
 class ZeroPaddedTorusControl(Engine):
@@ -198,10 +213,14 @@ class ZeroPaddedTorusControl(Engine):
         return self._base.advance(cells, rule, Topology.plane(width, height), generations)
 
 
-def random_grid(rng: np.random.Generator, shape: tuple[int, int], n_states: int) -> np.ndarray:
-    """``(1, H, W)`` uint8: live with a density drawn from 0.1-0.9, any state 1..n-1 when live."""
+def random_grid(rng: np.random.Generator, shape: tuple[int, int], n_states: int,
+                continuous: bool = False) -> np.ndarray:
+    """``(1, H, W)`` uint8: live with a density drawn from 0.1-0.9, any state 1..n-1 when live;
+    ``continuous``: float64, uniform in [0, 1) where live, else 0."""
     density = rng.uniform(0.1, 0.9)
     live = rng.random((1,) + shape) < density
+    if continuous:
+        return live * rng.random((1,) + shape)
     states = rng.integers(1, n_states, (1,) + shape) if n_states > 2 else np.ones((1,) + shape, dtype=np.int64)
     return (live * states).astype(np.uint8)
 
@@ -210,12 +229,27 @@ def to_numpy(cells: Any) -> np.ndarray:
     return cells.detach().cpu().numpy() if is_tensor(cells) else np.asarray(cells)
 
 
-def first_difference(got: np.ndarray, want: np.ndarray) -> tuple[str, str]:
+def differs(got: np.ndarray, want: np.ndarray, tolerance: float | None) -> np.ndarray:
+    """Boolean mask of the cells where ``got`` leaves ``want`` (bit for bit, or beyond ``tolerance``)."""
+    if tolerance is None:
+        return got != want
+    return ~(np.abs(got.astype(np.float64) - want) <= tolerance)  # NaN differs
+
+
+def same(got: np.ndarray, want: np.ndarray, tolerance: float | None) -> bool:
+    """True when ``got`` has ``want``'s shape and dtype and its cells (bit for bit, or within ``tolerance``)."""
+    return got.shape == want.shape and got.dtype == want.dtype and not differs(got, want, tolerance).any()
+
+
+def first_difference(got: np.ndarray, want: np.ndarray, tolerance: float | None = None) -> tuple[str, str]:
     """``("(y=.., x=..)", "cell (y=.., x=..): got a, want b")`` for the first differing cell."""
     if got.shape != want.shape:
         return "shape", f"shape {got.shape}, want {want.shape}"
-    b, y, x = (int(v) for v in np.argwhere(got != want)[0])
-    return f"(y={y}, x={x})", f"cell (y={y}, x={x}): got {int(got[b, y, x])}, want {int(want[b, y, x])}"
+    b, y, x = (int(v) for v in np.argwhere(differs(got, want, tolerance))[0])
+    if tolerance is None:
+        return f"(y={y}, x={x})", f"cell (y={y}, x={x}): got {int(got[b, y, x])}, want {int(want[b, y, x])}"
+    return f"(y={y}, x={x})", (f"cell (y={y}, x={x}): got {float(got[b, y, x])!r}, want {float(want[b, y, x])!r} "
+                               f"(tolerance {tolerance:g})")
 
 
 class _Reference:
@@ -258,6 +292,8 @@ def check_row(
             row.skipped = f"{engine.name} supports no {family} rule"
         return row
     row.rules = [r.canonical() for r in usable]
+    continuous = not usable[0].state_space.discrete
+    row.tolerance = TOLERANCE if continuous else None
     for index in range(grids):
         # The grid depends only on (seed, family, topology, index): every engine sees the same grids.
         rule = rules[index % len(rules)]
@@ -266,7 +302,7 @@ def check_row(
         shape = SIZES[index % len(SIZES)]
         topology = topology_for(kind, shape, index)
         rng = np.random.default_rng([seed, FAMILIES.index(family), TOPOLOGIES.index(kind), index])
-        start = random_grid(rng, topology.shape, rule.n_states)
+        start = random_grid(rng, topology.shape, rule.n_states, continuous)
         want = reference.trajectory((family, kind, index, rule, seed, generations), start, rule, topology, generations)
         row.grids += 1
         try:
@@ -276,27 +312,28 @@ def check_row(
                 row.first_cell = f"grid {index}: raised"
                 row.first_mismatch = f"grid {index} {rule.canonical()}: raised {type(exc).__name__}: {exc}"
             continue
-        if got.shape == want[-1].shape and got.dtype == np.uint8 and np.array_equal(got, want[-1]):
+        if same(got, want[-1], row.tolerance):
             row.identical += 1
         elif row.first_mismatch is None:
-            row.first_cell, row.first_mismatch = locate(engine, device, start, rule, topology, want, index, got)
+            row.first_cell, row.first_mismatch = locate(engine, device, start, rule, topology, want, index, got,
+                                                        row.tolerance)
     return row
 
 
 def locate(engine: Engine, device: str, start: np.ndarray, rule: Rule, topology: Topology,
-           want: list[np.ndarray], index: int, final: np.ndarray) -> tuple[str, str]:
+           want: list[np.ndarray], index: int, final: np.ndarray, tolerance: float | None = None) -> tuple[str, str]:
     """``(short, long)`` description of the first generation and cell where ``engine`` leaves ``want``."""
     where = f"grid {index} ({topology.height}x{topology.width} {rule.canonical()})"
-    if final.dtype != np.uint8:
-        return f"grid {index} dtype", f"{where}: dtype {final.dtype}, want uint8"
+    if final.dtype != want[-1].dtype:
+        return f"grid {index} dtype", f"{where}: dtype {final.dtype}, want {want[-1].dtype}"
     cells = to_engine(start, engine.array_module, device)
     for gen in range(1, len(want)):
         cells = engine.advance(cells, rule, topology, 1)
         got = to_numpy(cells)
-        if not np.array_equal(got, want[gen]):
-            cell, text = first_difference(got, want[gen])
+        if not same(got, want[gen], tolerance):
+            cell, text = first_difference(got, want[gen], tolerance)
             return f"gen {gen} grid {index} {cell}", f"gen {gen}, {where} {text}"
-    cell, text = first_difference(final, want[-1])
+    cell, text = first_difference(final, want[-1], tolerance)
     gen = len(want) - 1
     return f"gen {gen}* grid {index} {cell}", f"gen {gen} (multi-generation call only), {where} {text}"
 
@@ -346,7 +383,7 @@ def verify(
     if control and "torus" in topologies:
         engine = ZeroPaddedTorusControl()
         where = [d for d in engine.devices() if devices is None or d in devices] or engine.devices()[:1]
-        for family in [f for f in ("life-like", "larger-than-life") if f in families]:
+        for family in [f for f in ("life-like", "larger-than-life", "lenia") if f in families]:
             emit(check_row(engine, where[0], family, "torus", reference, max(grids, CONTROL_GRIDS), generations,
                            seed, control=True))
     return VerifyReport(rows, generations, seed)

@@ -15,11 +15,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``info`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("info", help="describe a pattern file")
     p.add_argument("file", help="pattern file, or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.set_defaults(func=cmd_info)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    pattern = pattern_io.load(_args.pattern_input(args.file))
+    pattern = pattern_io.load(_args.pattern_input(args.file), rules_dir=args.rules_dir)
     table = Table(title=args.file, show_header=False)
     if pattern.name:
         table.add_row("name", pattern.name)

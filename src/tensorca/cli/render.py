@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("render", help="draw a run as a GIF, MP4 or PNG, and plot its population")
     p.add_argument("file", help="pattern file (RLE, .cells, Life 1.05/1.06, .mc, optionally gzipped), "
                                 "or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.add_argument("--gens", type=_args.integer(0), default=100, help="generations to run (default 100)")
     p.add_argument("--rule", help="rule string (default: the file's, else B3/S23)")
     p.add_argument("--gif", metavar="OUT.gif", help="write an animated GIF")
@@ -54,7 +55,7 @@ def check_outputs(args: argparse.Namespace) -> None:
 def cmd_render(args: argparse.Namespace) -> int:
     check_outputs(args)
     check_backend(args.backend, None)
-    pattern = pattern_io.load(_args.pattern_input(args.file))
+    pattern = pattern_io.load(_args.pattern_input(args.file), rules_dir=args.rules_dir)
     stream = frame_stream(pattern, args.rule, args.gens, args.every, args.backend)  # one frame in memory at a time
     height, width = stream.shape
     pixels = f"{width * args.scale}x{height * args.scale} pixels"

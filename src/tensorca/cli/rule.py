@@ -1,4 +1,8 @@
-"""``tensorca rule``: a rule string's canonical form, family and number of states."""
+"""``tensorca rule``: a rule string's canonical form, family and number of states.
+
+A rule named by a Golly rule file (``tensorca rule WireWorld``) also shows its neighbourhood,
+how the file defines it and where the file was found (``--rules-dir`` adds a folder to search).
+"""
 
 from __future__ import annotations
 
@@ -7,22 +11,28 @@ import argparse
 from rich.table import Table
 
 from ..rules import parse_spec
+from ..rules.ruleloader import describe, rule_dirs
 from ._console import out
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``rule`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("rule", help="print a rule's canonical form and family")
-    p.add_argument("text", help="rule string, optionally with a Golly topology suffix (B3/S23:T64,64)")
+    p.add_argument("text", help="rule string, optionally with a Golly topology suffix (B3/S23:T64,64), "
+                                "or the name of a Golly rule file (WireWorld)")
+    p.add_argument("--rules-dir", default=None, help="a folder of Golly .rule files to search first")
     p.set_defaults(func=cmd_rule)
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    rule, topology = parse_spec(args.text)
+    with rule_dirs(getattr(args, "rules_dir", None)):
+        rule, topology = parse_spec(args.text)
     table = Table(show_header=False)
     table.add_row("canonical", rule.canonical() + (topology.suffix() if topology else ""))
     table.add_row("family", rule.family)
     table.add_row("states", str(rule.n_states))
+    for key, value in describe(rule).items():
+        table.add_row(key, value)
     if topology is not None:
         table.add_row("topology", str(topology))
     out.print(table)

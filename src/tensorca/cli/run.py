@@ -42,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("run", help="run a pattern file or a random soup")
     p.add_argument("file", nargs="?", help="pattern file (RLE, .cells, Life 1.05/1.06, .mc, optionally gzipped), "
                                            "or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.add_argument("--gens", type=_args.integer(0), required=True, help="generations to run")
     p.add_argument("--rule", help="rule string, e.g. B36/S23 or 345/2/4:T128,128 (default: the file's, else B3/S23)")
     p.add_argument("--topology", help="Golly suffix such as :T256,256 or :P64,64 (soups: T or P for their own size)")
@@ -158,7 +159,7 @@ def starting_state(args: argparse.Namespace) -> Start:
         return _resumed(args)
     if args.file is not None:
         path = _args.pattern_input(args.file)
-        pattern = pattern_io.load(path)
+        pattern = pattern_io.load(path, rules_dir=args.rules_dir)
         rule, _ = resolve(args.rule, fallback=pattern.rule)
         return Start(pattern, args.rule, rule, args.topology, os.path.basename(path))
     return _soup(args)

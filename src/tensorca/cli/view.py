@@ -17,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``view`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("view", help="watch a pattern or soup in the browser (served on 127.0.0.1)")
     p.add_argument("file", nargs="?", help="pattern file, or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.add_argument("--soup", type=_args.grid_size, metavar="WxH", help="start from a random soup of this size")
     p.add_argument("--density", type=_args.number(0.0, 1.0), default=0.5, help="soup density (default 0.5)")
     p.add_argument("--seed", type=_args.integer(0, 2**63 - 1), default=None, help="soup seed (default: drawn)")
@@ -35,8 +36,8 @@ def cmd_view(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.soup is None):
         raise UsageError("give either a pattern FILE or --soup WIDTHxHEIGHT")
     if args.file is not None:
-        source = from_pattern(pattern_io.load(_args.pattern_input(args.file)), args.rule, args.backend,
-                              title=args.file)
+        pattern = pattern_io.load(_args.pattern_input(args.file), rules_dir=args.rules_dir)
+        source = from_pattern(pattern, args.rule, args.backend, title=args.file)
     else:
         height, width = args.soup
         given = None if args.topology is None else soup_topology(args.topology, height, width)

@@ -44,7 +44,8 @@ class DeviceStream:
 
     Each batch is ``(x, y)``: two ``(batch_size, H, W)`` uint8 tensors ``generations`` apart (``x``
     is the random soup advanced by ``warmup`` generations), or with ``steps=T`` one
-    ``(batch_size, T+1, H, W)`` uint8 tensor. ``density`` is a probability or a ``(lo, hi)`` range
+    ``(batch_size, T+1, H, W)`` uint8 tensor (float32 in [0, 1] for a continuous rule such as Lenia,
+    live cells drawn uniform from the same hash). ``density`` is a probability or a ``(lo, hi)`` range
     drawn per sample. The grid is a torus of ``shape`` unless ``topology`` (``"plane"``, a suffix) or
     the rule's suffix says otherwise. ``backend`` is a torch-tensor engine (``"torch"``;
     ``"bitpack-gpu"`` where it supports the rule).
@@ -104,7 +105,8 @@ class DeviceStream:
         return self.batches
 
     def start_states(self, batch: int) -> torch.Tensor:
-        """Batch ``batch``'s random start grids: ``(batch_size, H, W)`` uint8 on the device."""
+        """Batch ``batch``'s random start grids: ``(batch_size, H, W)`` uint8 on the device (float32 values in
+        [0, 1) where live for a continuous rule such as Lenia)."""
         keys = start_keys(self.seed, batch, self.batch_size, self.device).view(-1, 1, 1)
         bits = cell_bits(keys, self._cells)
         lo, hi = self.density
@@ -115,6 +117,9 @@ class DeviceStream:
             alive = bits < threshold
         else:
             alive = bits < int(lo * 4294967296.0)
+        if not self.rule.state_space.discrete:  # Lenia: float32 values in [0, 1) where live
+            values = (hash32(bits ^ _STATE).to(torch.float64) / 4294967296.0).to(torch.float32)
+            return torch.where(alive, values, 0.0)
         if self.rule.n_states > 2:
             states = 1 + hash32(bits ^ _STATE) % (self.rule.n_states - 1)
             return torch.where(alive, states, 0).to(torch.uint8)

@@ -5,7 +5,8 @@ the host with NumPy (a soup of some density, a pattern placed at a random positi
 own function), evolved with :func:`tensorca.run`. An item is a pair ``(x_t, x_{t+k})`` of ``(H, W)``
 ``uint8`` tensors, ``k = generations``, or with ``steps=T`` a ``(T+1, H, W)`` ``uint8`` trajectory
 of frames ``k`` generations apart. ``t`` is ``warmup`` (an int, or a ``(lo, hi)`` range drawn per
-item).
+item). For a continuous rule (Lenia) the tensors are ``float32`` in [0, 1]: soups give live cells a
+uniform value, and patterns (``tensorca.lenia.creature(...)``) keep their float cells.
 
 :class:`TrajectoryStream` (iterable) yields the same items ``0, 1, 2, ...`` endlessly (or up to
 ``length``); DataLoader worker ``w`` of ``n`` (and distributed rank ``r`` of ``R``) yields indices
@@ -82,8 +83,9 @@ def _load_pattern(item: Any) -> np.ndarray:
         from ..io import load
 
         item = load(item)
-    cells = item.cells if isinstance(item, Pattern) else item
-    cells = as_uint8_grid(np.asarray(cells))
+    cells = np.asarray(item.cells if isinstance(item, Pattern) else item)
+    # float cells (Lenia creatures) stay floats; the rule decides below whether they fit
+    cells = cells.astype(np.float32) if np.issubdtype(cells.dtype, np.floating) else as_uint8_grid(cells)
     if cells.ndim != 2 or cells.size == 0:
         raise GridError(f"a pattern to place must be a non-empty (H, W) grid, got shape {cells.shape}")
     return cells
@@ -118,6 +120,9 @@ class _Spec:
         self.density = _range(density, "density", 0.0, 1.0, integer=False)
         self.warmup = _range(warmup, "warmup", 0, None, integer=True)
         self.seed = _count(seed, "seed", 0)
+        #: float32 cells in [0, 1] for a continuous rule (Lenia), uint8 states otherwise
+        self.continuous = not self.rule.state_space.discrete
+        self.dtype = np.dtype(np.float32 if self.continuous else np.uint8)
         self.backend = backend
         self.start = start
         self.symmetries = bool(symmetries)
@@ -140,9 +145,21 @@ class _Spec:
                         f"a {w}x{h} pattern (W x H){' in every orientation' if self.symmetries else ''} "
                         f"does not fit the {width}x{height} grid"
                     )
-                if int(cells.max()) >= self.rule.n_states:
-                    raise GridError(f"pattern holds state {int(cells.max())}, but rule {self.rule.canonical()!r} "
-                                    f"has only {self.rule.n_states} states")
+                self._check_cells(cells, "pattern")
+
+    def _check_cells(self, cells: np.ndarray, what: str) -> None:
+        """:class:`GridError` when ``cells`` do not suit the rule: states it lacks, floats for a discrete rule,
+        states for a continuous one, or values outside [0, 1]."""
+        floating = bool(np.issubdtype(cells.dtype, np.floating))
+        if floating != self.continuous:
+            want = "float cells in [0, 1]" if self.continuous else "integer cell states"
+            raise GridError(f"{what} has {cells.dtype} cells; rule {self.rule.canonical()!r} takes {want}")
+        if self.continuous:
+            if cells.size and not (np.all(cells >= 0) and np.all(cells <= 1)):
+                raise GridError(f"{what} holds values outside [0, 1]")
+        elif cells.size and int(cells.max()) >= self.rule.n_states:
+            raise GridError(f"{what} holds state {int(cells.max())}, but rule {self.rule.canonical()!r} "
+                            f"has only {self.rule.n_states} states")
 
     @property
     def frames(self) -> int:
@@ -157,18 +174,20 @@ class _Spec:
         lo, hi = self.warmup
         warmup = int(rng.integers(lo, hi + 1)) if hi > lo else lo
         if self.start is not None:
-            grid = as_uint8_grid(np.asarray(self.start(rng, self.shape)))
+            grid = np.asarray(self.start(rng, self.shape))
+            grid = grid.astype(np.float32) if self.continuous and np.issubdtype(grid.dtype, np.floating) \
+                else grid if self.continuous else as_uint8_grid(grid)
             if grid.shape != self.shape:
                 raise GridError(f"start function returned shape {grid.shape}, expected {self.shape}")
-            if grid.size and int(grid.max()) >= self.rule.n_states:
-                raise GridError(f"start function returned state {int(grid.max())}; rule {self.rule.canonical()!r} "
-                                f"has {self.rule.n_states} states")
+            self._check_cells(grid, "the start function's grid")
             return grid, warmup
         if self.patterns:
             return self._place(rng), warmup
         lo_d, hi_d = self.density
         density = float(rng.uniform(lo_d, hi_d)) if hi_d > lo_d else lo_d
         alive = rng.random(self.shape) < density
+        if self.continuous:  # live cells get a uniform value in [0, 1)
+            return (alive * rng.random(self.shape)).astype(np.float32), warmup
         if self.rule.n_states > 2:
             states = rng.integers(1, self.rule.n_states, size=self.shape, dtype=np.uint8)
             return np.where(alive, states, 0).astype(np.uint8), warmup
@@ -183,7 +202,7 @@ class _Spec:
                 cells = cells[:, ::-1]
         height, width = self.shape
         h, w = cells.shape
-        grid = np.zeros(self.shape, dtype=np.uint8)
+        grid = np.zeros(self.shape, dtype=self.dtype)
         if self.topology.kind == "torus" and self.topology.simple:
             grid[:h, :w] = cells
             return np.roll(grid, (int(rng.integers(height)), int(rng.integers(width))), axis=(0, 1))
@@ -202,7 +221,7 @@ class _Spec:
         """``(len(indices), frames, H, W)`` uint8: the samples of ``indices``, evolved as one batch."""
         drawn = [self.draw(int(i)) for i in indices]
         if not drawn:
-            return np.zeros((0, self.frames) + self.shape, dtype=np.uint8)
+            return np.zeros((0, self.frames) + self.shape, dtype=self.dtype)
         cells = np.stack([grid for grid, _ in drawn])
         warmups = np.array([w for _, w in drawn])
         # Each item leaves the shared run at its own warmup; the batch runs to the largest.

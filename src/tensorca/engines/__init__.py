@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from . import lenia_steps as _lenia_steps  # noqa: F401,E402  Lenia's kernels (register_step)
+from . import table_steps as _table_steps  # noqa: F401,E402  rule-file and Super kernels
 from .base import Engine
 from .devices import cpu_and_cuda, cuda_available, cuda_only
 from .info import EngineCost, EngineInfo
@@ -57,6 +59,13 @@ def bitpack_precheck(spec: StepSpec, topology: Topology) -> bool:
     return bitpack_circuit.why_not_bitpack(spec, topology) is None
 
 
+def moore_bs_precheck(spec: StepSpec, topology: Topology) -> bool:
+    """Two-state B/S rules on the Moore neighbourhood (dense-conv's class), plain torus or plane."""
+    from . import bitpack_circuit
+
+    return bitpack_circuit.why_not_moore_bs(spec, topology) is None
+
+
 def bitpack_kernel_state(engine_name: str) -> Callable[[Rule], str]:
     """``rule -> "loaded" | "disk" | "cold" | "none"`` for a bit-packed engine's generated kernels."""
 
@@ -76,7 +85,8 @@ register(NumpyEngine(), EngineInfo(
     "numpy", preference=40, precheck=runs_kinds(GENERAL_KINDS, "numpy"),
     default_costs={"cpu": EngineCost(call_s=10e-6, gen_s=30e-6, cell_s=2.5e-9,
                                      family_gen={"table": 1.0, "generations": 1.3, "ltl": 2.0},
-                                     family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4})},
+                                     family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4, "tree": 33.0,
+                                                  "super": 120.0, "fft": 6.0})},
 ))
 # Engines that need an optional framework load on first use (see registry.register_lazy).
 register_lazy(EngineInfo(
@@ -85,7 +95,8 @@ register_lazy(EngineInfo(
     default_costs={
         "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
                           family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
-                          family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5}),
+                          family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5, "tree": 25.0, "super": 150.0,
+                                      "fft": 10.0}),
         "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=2e-12, import_s=1.5, transfer_Bps=12e9,
                            family_gen={"table": 1.2, "generations": 1.5, "ltl": 2.0},
                            family_cell={"table": 1.5, "generations": 2.0, "ltl": 3.0}),
@@ -93,7 +104,7 @@ register_lazy(EngineInfo(
 ))
 register_lazy(EngineInfo(
     "dense-conv", "tensorca.engines.dense_conv:DenseConvEngine", requires=("torch",), install=_TORCH,
-    imports="torch", preference=50, devices=cpu_and_cuda, precheck=bitpack_precheck,
+    imports="torch", preference=50, devices=cpu_and_cuda, precheck=moore_bs_precheck,
     default_costs={
         "cpu": EngineCost(call_s=40e-6, gen_s=25e-6, cell_s=25e-9, import_s=0.9),
         "cuda": EngineCost(call_s=100e-6, gen_s=80e-6, cell_s=20e-12, import_s=1.5, transfer_Bps=12e9),
@@ -107,7 +118,8 @@ register_lazy(EngineInfo(
     "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
     imports="numba", preference=20, precheck=bitpack_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
-                                     compile_s=1.2, load_s=0.12, import_s=0.12)},
+                                     compile_s=1.2, load_s=0.12, import_s=0.12,
+                                     family_cell={"table": 2.5})},
 ))
 register_lazy(EngineInfo(
     "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,

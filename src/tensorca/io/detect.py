@@ -1,6 +1,6 @@
 """Format detection by content (never by file name), as Golly does.
 
-- A first line starting with ``[M2]``: Golly's macrocell.
+- A first line starting with ``[M2]``: Golly's macrocell; ``#MCell``: MCell.
 - ``#Life 1.05`` / ``#Life 1.06`` on the first non-blank line: Life 1.05 / 1.06.
 - A first line starting with ``!``: plaintext (``.cells``).
 - A size header ``x = ...`` after any ``#`` lines: RLE.
@@ -19,7 +19,7 @@ from .common import iter_lines
 from .rle import is_header_line
 
 #: Format names :func:`detect_format` returns and the readers accept.
-FORMATS = ("rle", "cells", "life105", "life106", "macrocell")
+FORMATS = ("rle", "cells", "life105", "life106", "macrocell", "mcl")
 
 _PLAIN_ROW = re.compile(r"[.Oo*]*\s*")
 _LIFE = re.compile(r"#Life\s+1\.0([56])\b", re.IGNORECASE)
@@ -29,6 +29,8 @@ def detect_format(text: str) -> str:
     """The format of pattern ``text``: one of :data:`FORMATS`."""
     if text.startswith("[M2]"):
         return "macrocell"
+    if text.startswith("#MCell"):
+        return "mcl"
     saw_hash = False
     first = True
     for _, line in iter_lines(text):

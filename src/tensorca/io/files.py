@@ -23,6 +23,7 @@ from .detect import FORMATS, detect_format
 from .life105 import read_life105, write_life105
 from .life106 import read_life106, write_life106
 from .macrocell import read_macrocell, write_macrocell
+from .mcell import read_mcell
 from .plaintext import read_plaintext, write_plaintext
 from .rle import read_rle, write_rle
 
@@ -40,6 +41,7 @@ _ALIASES = {
     "life": "life106",
     "macrocell": "macrocell",
     "mc": "macrocell",
+    "mcl": "mcl",
 }
 _READERS: dict[str, Callable[..., Pattern]] = {
     "rle": read_rle,
@@ -47,6 +49,7 @@ _READERS: dict[str, Callable[..., Pattern]] = {
     "life105": read_life105,
     "life106": read_life106,
     "macrocell": read_macrocell,
+    "mcl": read_mcell,
 }
 _WRITERS: dict[str, Callable[[Pattern], str]] = {
     "rle": write_rle,
@@ -75,27 +78,50 @@ def loads(
     source: str | None = None,
     max_cells: int | None = None,
     max_bytes: int | None = None,
+    rules_dir: str | os.PathLike | None = None,
 ) -> Pattern:
     """Parse pattern ``text`` (``str``, or ``bytes`` possibly gzip-compressed) into a :class:`Pattern`.
 
-    ``format`` is one of ``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``, ``"macrocell"``, or ``None`` to
+    ``format`` is one of ``"rle"``, ``"cells"``, ``"life105"``, ``"life106"``, ``"macrocell"``, ``"mcl"``
+    (MCell, read only), or ``None`` to
     detect it from the content. ``max_cells`` caps ``H * W`` of the array (default 2**31);
     ``max_bytes`` caps the decoded text of ``bytes`` input (default 256 MiB, or 16 bytes per cell of
     an explicit ``max_cells``). Raises :class:`~tensorca.errors.PatternError` (with line and
     column) for malformed or oversized input.
+
+    A rule named by a Golly rule file (``rule = WireWorld``) is looked up on ``TENSORCA_RULES``,
+    then in ``rules_dir``, then next to ``source`` (when it names a file), then among the rules
+    bundled with tensorca (:mod:`tensorca.rules.ruleloader`).
     """
     if isinstance(text, (bytes, bytearray, memoryview)):
         text = decode(text, source, resolve_max_bytes(max_bytes, max_cells))
     if text.startswith("\ufeff"):  # a UTF-8 byte order mark is not part of the first line
         text = text[1:]
     fmt = normalize_format(format) if format is not None else detect_format(text)
-    return _READERS[fmt](text, source=source, max_cells=max_cells)
+    with _rule_search(rules_dir, source):
+        return _READERS[fmt](text, source=source, max_cells=max_cells)
+
+
+def _rule_search(rules_dir: str | os.PathLike | None, source: str | None):
+    """The rule-file search context of one read: ``rules_dir``, then the pattern file's folder."""
+    from ..rules.ruleloader import rule_dirs  # rules is the layer below: imported when reading
+
+    folder = os.path.dirname(os.path.abspath(source)) if source and os.path.isfile(source) else None
+    return rule_dirs(rules_dir, folder)
 
 
 def load(
-    path_or_file: PathOrFile, format: str | None = None, *, max_cells: int | None = None, max_bytes: int | None = None
+    path_or_file: PathOrFile,
+    format: str | None = None,
+    *,
+    max_cells: int | None = None,
+    max_bytes: int | None = None,
+    rules_dir: str | os.PathLike | None = None,
 ) -> Pattern:
     """Read a pattern file (path or open file, binary or text; gzip detected by magic bytes).
+
+    ``rules_dir``: a folder of Golly ``.rule`` files for a rule named in the file (see :func:`loads`;
+    the pattern file's own folder is searched after it).
 
     gzip is decompressed in chunks and refused once it passes ``max_bytes`` (see :func:`loads`);
     a plain file larger than ``max_bytes`` is refused before it is read.
@@ -111,7 +137,7 @@ def load(
     else:
         source = str(getattr(path_or_file, "name", "<file>"))
         text = read_text(path_or_file, source, budget)
-    return loads(text, format, source=source, max_cells=max_cells)
+    return loads(text, format, source=source, max_cells=max_cells, rules_dir=rules_dir)
 
 
 def read_text(fh: IO[bytes] | IO[str], source: str | None, max_bytes: int) -> str:
@@ -142,7 +168,10 @@ def dumps(pattern: Pattern, format: str = "rle") -> str:
     The plaintext and Life formats hold two states only; a multi-state pattern raises
     :class:`~tensorca.errors.PatternError` (use RLE).
     """
-    return _WRITERS[normalize_format(format)](pattern)
+    fmt = normalize_format(format)
+    if fmt not in _WRITERS:
+        raise UsageError(f"tensorca reads {fmt} files but does not write them; use rle")
+    return _WRITERS[fmt](pattern)
 
 
 def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -> None:

@@ -23,6 +23,7 @@ from ..errors import GridError, UsageError
 from ..observers import Population
 from ..pattern import Pattern
 from ..rules.base import Rule
+from ..rules.ruleloader import rule_colours
 from ..rules.spec import resolve
 from ..simulate import run
 from ..topology import Topology
@@ -33,10 +34,18 @@ LIVE = (255, 214, 80)
 GRID = (48, 48, 64)
 
 
-def palette(n_states: int) -> np.ndarray:
-    """``(n_states, 3)`` uint8 colours: 0 dark, 1 bright; decaying states fade from orange to dim red."""
+def palette(n_states: int, rule: Rule | None = None) -> np.ndarray:
+    """``(n_states, 3)`` uint8 colours: 0 dark, 1 bright; decaying states fade from orange to dim red.
+
+    With a ``rule`` that Golly colours itself (a rule file's ``@COLORS`` and RuleLoader's
+    red-to-yellow defaults; the Super algorithm's History/Super colours), Golly's colours.
+    """
     if n_states < 2:
         raise GridError(f"a palette needs at least 2 states, got {n_states}")
+    golly = rule_colours(rule) if rule is not None else None
+    if golly is not None:
+        golly = (golly + [LIVE] * n_states)[:n_states]
+        return np.array(golly, dtype=np.uint8)
     colours = [BACKGROUND, LIVE]
     dying = n_states - 2
     for k in range(dying):
@@ -72,6 +81,7 @@ class Frames:
     generations: list[int]
     n_states: int
     populations: list[int]
+    rule: Rule | None = None  # for palette(n_states, rule)
 
     def __iter__(self) -> Iterator[np.ndarray]:
         return iter(self.cells)
@@ -102,6 +112,7 @@ class FrameStream:
                  topology: Topology | None = None) -> None:
         self._start = start
         self._rule = rule
+        self.rule = rule  # palette(n_states, rule) colours it as Golly would
         self._topology = topology  # an array's, when not the torus of its shape
         self._every = every
         self._backend = backend
@@ -136,7 +147,7 @@ class FrameStream:
 
     def collect(self) -> Frames:
         """Every frame in memory, as :class:`Frames`."""
-        return Frames(np.stack(list(self)), self.generations, self.n_states, self.populations)
+        return Frames(np.stack(list(self)), self.generations, self.n_states, self.populations, self._rule)
 
 
 def frame_stream(pattern: Any, rule: str | Rule | None = None, gens: int = 100, every: int = 1,

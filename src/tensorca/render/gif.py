@@ -66,7 +66,7 @@ def write_gif(path: str, run: Run, scale: int = 4, duration: int = 100, grid: bo
     single frame.
     """
     _check_duration(duration)
-    colours = palette(max(run.n_states, 2))
+    colours = palette(max(run.n_states, 2), getattr(run, "rule", None))  # @COLORS / Golly defaults
     images: Iterable[Any] = (_image(c, colours, scale, grid) for c in run)
     return save_gif(path, images, int(duration))
 

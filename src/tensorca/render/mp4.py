@@ -48,7 +48,7 @@ def write_mp4(path: str, run: Run, scale: int = 4, fps: float = 10.0, grid: bool
     """Write ``run``'s frames as an H.264 MP4 (yuv420p), one at a time; returns the padded ``(width, height)``."""
     imageio_ffmpeg = _ffmpeg()
     _check_fps(fps)
-    colours = palette(max(run.n_states, 2))
+    colours = palette(max(run.n_states, 2), getattr(run, "rule", None))  # @COLORS / Golly defaults
     writer = None
     size = (0, 0)
     try:

@@ -6,6 +6,8 @@ whose ``compile()`` is the step spec engines run (:mod:`.stepspec`). Malformed t
 :class:`~tensorca.errors.RuleError` (positioned), whatever the input string.
 """
 
+from . import lenia as _lenia  # noqa: F401,E402  registers Chan's Lenia notation
+from . import ruleloader as _ruleloader  # noqa: F401,E402  rule files, Super/History notations
 from .base import CENTRE_BIT, TABLE_WEIGHTS, LargerThanLifeRule, Rule, TableRule
 from .hensel import letter_class
 from .neighbourhoods import neighbourhood_mask

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import checkpoint as checkpoint_io
 from .. import costmodel
-from ..arrays import as_uint8_grid, as_uint8_tensor, device_kind, is_tensor, like_input
+from ..arrays import as_cells, device_kind, is_tensor, like_input
 from ..engines.base import Engine
 from ..errors import GridError, TensorcaError, TopologyError, UsageError
 from ..observers import Population, Samples
@@ -73,7 +73,9 @@ def run(
     """Advance ``state`` by ``generations`` and return the same kind of object.
 
     ``state``: a :class:`Pattern`, or a NumPy array / torch tensor of cell states, ``(H, W)`` or
-    ``(B, H, W)``, integer or bool (returned as ``uint8``). ``rule``: a rule string (optionally
+    ``(B, H, W)``, integer or bool (returned as ``uint8``) for discrete rules; float32 or float64
+    cells in ``[0, 1]`` for continuous rules (Lenia), returned in the same dtype (a tensor keeps its
+    autograd graph through the torch engine). ``rule``: a rule string (optionally
     with a Golly topology suffix) or a rule value; defaults to the pattern's rule, then B3/S23.
     ``topology``: a suffix (``":P64,64"``), ``"torus"``/``"plane"`` (the array's own size),
     ``"unbounded"`` (patterns only) or a :class:`Topology`. An array without one is a torus of
@@ -195,10 +197,10 @@ def _engine_label(backend: str | Engine) -> str:
 def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Request, start: int) -> Any:
     if grid.ndim not in (2, 3):
         raise GridError(f"grid must be (H, W) or (B, H, W), got shape {tuple(grid.shape)}")
-    cells = as_uint8_tensor(grid) if is_tensor(grid) else as_uint8_grid(np.asarray(grid))
-    batch = cells if cells.ndim == 3 else cells[None]
-    shape = (int(batch.shape[1]), int(batch.shape[2]))
+    shape = (int(grid.shape[-2]), int(grid.shape[-1]))
     rule_value, topo = resolve(rule, request.topology, shape=shape)
+    cells = as_cells(grid, not rule_value.state_space.discrete, rule_value.canonical())
+    batch = cells if cells.ndim == 3 else cells[None]
     topo = topo or Topology.torus(shape[1], shape[0])
     if not topo.bounded:
         raise TopologyError("an array has no origin to grow from; "
@@ -206,11 +208,16 @@ def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Re
     if topo.shape != shape:
         raise GridError(f"grid of shape {shape} (H, W) does not match topology {topo} ({topo.height}x{topo.width})")
     dims = tuple(int(s) for s in batch.shape)
+    request = _keep_autograd(grid, request)
     with engine_context(rule_value, topo, dims, _engine_label(request.backend)):
         engine, run_device = select_engine(request.backend, rule_value, topo, dims, generations,
                                            data_device=data_device(batch), device=request.device,
                                            calls=_calls(generations, request))
     checks.check_states(batch, rule_value)
+    if getattr(grid, "requires_grad", False) and engine.array_module != "torch":
+        raise UsageError(f"the grid requires grad, but engine {engine.name!r} computes on NumPy arrays and would drop "
+                         "the autograd graph; use backend='torch'")
+    _check_checkpoint(request, rule_value)
     checkpointer = None
     if request.checkpoint is not None:
         batched = cells.ndim == 3
@@ -227,10 +234,24 @@ def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Re
     return out if cells.ndim == 3 else out[0]
 
 
+def _check_checkpoint(request: _Request, rule: Rule) -> None:
+    """Checkpoints store uint8 states: refuse a continuous rule's floats rather than truncate them."""
+    if request.checkpoint is not None and not rule.state_space.discrete:
+        raise UsageError(f"checkpoints hold discrete states; rule {rule.canonical()!r} is continuous (float cells), "
+                         "which checkpoints do not store yet")
+
+
+def _keep_autograd(grid: Any, request: _Request) -> _Request:
+    """A tensor that requires grad runs on the torch engine under ``auto`` (the only one keeping its graph)."""
+    if getattr(grid, "requires_grad", False) and request.backend == "auto":
+        return dataclasses.replace(request, backend="torch")
+    return request
+
+
 def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, request: _Request) -> Pattern:
     rule_value, topo = resolve(rule, request.topology, shape=pattern.cells.shape, fallback=pattern.rule)
     topo = topo or pattern.topology
-    cells = as_uint8_grid(np.asarray(pattern.cells))[None]
+    cells = as_cells(np.asarray(pattern.cells), not rule_value.state_space.discrete, rule_value.canonical())[None]
     checks.check_states(cells, rule_value)
     shape = topo.shape if topo.bounded else (int(cells.shape[1]), int(cells.shape[2]))
     grid = _place_on_grid(cells, topo) if topo.bounded else cells
@@ -239,6 +260,7 @@ def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, re
         engine, run_device = select_engine(request.backend, rule_value, topo, (1, *shape), generations,
                                            data_device="cpu", device=request.device,
                                            calls=_calls(generations, request))
+    _check_checkpoint(request, rule_value)
     checkpointer = None
     if request.checkpoint is not None:
         checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, origin: (
@@ -266,7 +288,7 @@ def _place_on_grid(cells: np.ndarray, topo: Topology) -> np.ndarray:
             f"pattern of {cells.shape[2]}x{cells.shape[1]} cells (W x H) does not fit the "
             f"{width}x{height} grid of topology {topo}"
         )
-    grid = np.zeros((1, height, width), dtype=np.uint8)
+    grid = np.zeros((1, height, width), dtype=cells.dtype)
     grid[:, : cells.shape[1], : cells.shape[2]] = cells
     return grid
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import max_state
+from ..arrays import max_state, value_range_error
 from ..engines.base import Engine
 from ..errors import GridError, UsageError
 from ..observers import Population
@@ -65,7 +65,14 @@ def backend_value(backend: Any) -> str | Engine:
 
 
 def check_states(cells: Any, rule: Rule) -> None:
-    """Raise :class:`GridError` if a cell holds a state the rule does not have (one read of the max)."""
+    """Raise :class:`GridError` if a cell holds a state the rule does not have (one read of the max);
+    for a continuous rule, a value outside its range (or NaN)."""
+    space = rule.state_space
+    if not space.discrete:
+        why = value_range_error(cells, space.low, space.high)
+        if why is not None:
+            raise GridError(f"{why} of rule {rule.canonical()!r}")
+        return
     found = max_state(cells)
     if found is not None and found[0] >= rule.n_states:
         state, where = found

@@ -1,0 +1,16 @@
+"""Lenia creatures and Chan's cell format.
+
+``creature("O2u")`` returns Orbium unicaudatus as a :class:`~tensorca.pattern.Pattern` (float cells
+in [0, 1], its :class:`~tensorca.rules.lenia.LeniaRule`); ``load_animals(path)`` reads a full
+``animals.json``. :mod:`.expanded`: multi-channel, multi-kernel Lenia on ``(B, C, H, W)``;
+:mod:`.module`: a ``torch.nn.Module`` with learnable ``m``, ``s``, ``T`` (imports torch).
+The rule family itself lives in :mod:`tensorca.rules.lenia`, its kernels in
+:mod:`tensorca.engines.lenia_steps`.
+"""
+
+from .cells import decode_cells, encode_cells
+from .expanded import ExpandedLenia, Kernel
+from .library import animal_entry, creature, creature_names, load_animals, params_rule, save_animals
+
+__all__ = ["ExpandedLenia", "Kernel", "animal_entry", "creature", "creature_names", "decode_cells", "encode_cells",
+           "load_animals", "params_rule", "save_animals"]
