@@ -43,7 +43,8 @@ def advance_unbounded(
     spec = rule.compile()
     if spec.births_from_nothing:
         raise TopologyError(
-            f"rule {rule.canonical()!r} has B0 (dead cells with no live neighbours are born), so the "
+            f"rule {rule.canonical()!r} has births from nothing (B0, or Lenia growth above 0 at zero: a dead "
+            "cell with nothing alive around it comes alive), so the "
             "unbounded plane would fill at once; run it on a torus (:Tw,h) or bounded plane (:Pw,h)"
         )
     reach = spec.reach
