@@ -25,8 +25,10 @@ Numba (``uint64``) and Triton (``uint32``) alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -83,19 +85,23 @@ def node_count(bits: np.ndarray, order: tuple[int, ...]) -> int:
     return total
 
 
-def _sift(bits: np.ndarray, order: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """Move each variable to its best position in turn (Rudell's sifting), until nothing improves."""
-    best = node_count(bits, order)
+def _sift(order: tuple[int, ...], build: Callable[[tuple[int, ...]], Any],
+          size: Callable[[Any], int]) -> tuple[Any, tuple[int, ...]]:
+    """Rudell's sifting: move each variable to its best position in turn until nothing improves.
+
+    ``build(order)`` makes the diagram (or just its size) for a variable order, ``size`` measures
+    it; returns the smallest found and its order (deterministic: same input, same result)."""
+    best = build(order)
     improved = True
     while improved:
         improved = False
         for var in range(9):
             rest = [v for v in order if v != var]
             for pos in range(9):
-                cand = tuple(rest[:pos] + [var] + rest[pos:])
-                size = node_count(bits, cand)
-                if size < best:
-                    best, order, improved = size, cand, True
+                cand_order = tuple(rest[:pos] + [var] + rest[pos:])
+                cand = build(cand_order)
+                if size(cand) < size(best):
+                    best, order, improved = cand, cand_order, True
     return best, order
 
 
@@ -112,7 +118,8 @@ _STARTS = (
 def best_order(table: bytes) -> tuple[int, ...]:
     """The variable order (MAP bits, top first) with the smallest ROBDD found by sifting."""
     bits = table_bits(table)
-    return min((_sift(bits, s) for s in _STARTS), key=lambda r: r[0])[1]
+    sifted = (_sift(start, lambda o: node_count(bits, o), int) for start in _STARTS)
+    return min(sifted, key=lambda r: r[0])[1]
 
 
 @dataclass(frozen=True)
@@ -305,17 +312,8 @@ def _best_dc_circuit(residue: np.ndarray, hint: tuple[int, ...]) -> Circuit:
     :data:`DC_ORDERS` seeded random orders, then sifted (operations per word)."""
     rng = np.random.default_rng(0)
     orders = [*_STARTS, hint] + [tuple(int(v) for v in rng.permutation(9)) for _ in range(DC_ORDERS)]
-    best, order = min(((dc_mux_circuit(residue, o), o) for o in orders), key=lambda pair: pair[0].ops())
-    improved = True
-    while improved:
-        improved = False
-        for var in range(9):
-            rest = [v for v in order if v != var]
-            for pos in range(9):
-                cand = dc_mux_circuit(residue, tuple(rest[:pos] + [var] + rest[pos:]))
-                if cand.ops() < best.ops():
-                    best, order, improved = cand, tuple(rest[:pos] + [var] + rest[pos:]), True
-    return best
+    _, order = min(((dc_mux_circuit(residue, o), o) for o in orders), key=lambda pair: pair[0].ops())
+    return _sift(order, lambda o: dc_mux_circuit(residue, o), lambda c: c.ops())[0]
 
 
 def count_hybrid(table: bytes) -> Circuit | None:
