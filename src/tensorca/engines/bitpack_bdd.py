@@ -160,30 +160,36 @@ def _node_expr(x: str, lo: str, hi: str) -> str:
     return f"{lo} ^ ({x} & ({lo} ^ {hi}))"
 
 
-def mux_circuit(table: bytes, order: tuple[int, ...] | None = None) -> Circuit:
-    """The ROBDD of ``table`` for ``order`` (default :func:`best_order`) as multiplexer code."""
-    order = order or best_order(table)
+def _reduce(table: bytes, order: tuple[int, ...], leaves: tuple[Any, Any],
+            node: Callable[[int, Any, Any], Any]) -> Any:
+    """Walk the ROBDD of ``table`` for ``order`` bottom-up: ``node(map_bit, lo, hi)`` makes (and
+    returns the id of) each distinct node whose cofactors differ, children first; ``leaves`` are the
+    ids of the constants 0 and 1. Returns the root's id."""
     t = _ordered(table_bits(table), order).astype(np.uint8)
-    ids: dict[bytes, str] = {b"\x00": "0", b"\x01": "1"}
-    lines: list[str] = []
-    inputs: set[str] = set()
+    ids: dict[bytes, Any] = {b"\x00": leaves[0], b"\x01": leaves[1]}
     for level in range(8, -1, -1):
-        x = PLANES[order[level]]
         for row in np.unique(t.reshape(1 << level, 512 >> level), axis=0):
             half = len(row) // 2
             lo, hi = ids[row[:half].tobytes()], ids[row[half:].tobytes()]
-            if lo == hi:
-                ids[row.tobytes()] = lo
-                continue
-            inputs.add(x)
-            expr = _node_expr(x, lo, hi)
-            if expr == x:
-                ids[row.tobytes()] = x
-            else:
-                name = f"u{len(lines)}"
-                lines.append(f"{name} = {expr}")
-                ids[row.tobytes()] = name
-    result = ids[t.tobytes()]
+            ids[row.tobytes()] = lo if lo == hi else node(order[level], lo, hi)
+    return ids[t.tobytes()]
+
+
+def mux_circuit(table: bytes, order: tuple[int, ...] | None = None) -> Circuit:
+    """The ROBDD of ``table`` for ``order`` (default :func:`best_order`) as multiplexer code."""
+    lines: list[str] = []
+    inputs: set[str] = set()
+
+    def node(bit: int, lo: str, hi: str) -> str:
+        x = PLANES[bit]
+        inputs.add(x)
+        expr = _node_expr(x, lo, hi)
+        if expr == x:
+            return x
+        lines.append(f"u{len(lines)} = {expr}")
+        return f"u{len(lines) - 1}"
+
+    result = _reduce(table, order or best_order(table), ("0", "1"), node)
     if result in ("0", "1"):
         result = "(c ^ c)" if result == "0" else "~(c ^ c)"
         inputs.add("c")
@@ -197,21 +203,13 @@ def mux_program(circuit_table: bytes) -> np.ndarray:
     ``(select, lo, hi)`` of indices into a value vector ``v`` where ``v[0] = 0``, ``v[1] = ~0``,
     ``v[2 + p]`` is the plane of MAP bit ``p`` and ``v[11 + i]`` is node ``i``; the last node is
     the result (a table that is constant gets a node selecting the constant)."""
-    order = best_order(circuit_table)
-    t = _ordered(table_bits(circuit_table), order).astype(np.uint8)
-    ids: dict[bytes, int] = {b"\x00": 0, b"\x01": 1}
     rows: list[tuple[int, int, int]] = []
-    for level in range(8, -1, -1):
-        x = 2 + order[level]
-        for row in np.unique(t.reshape(1 << level, 512 >> level), axis=0):
-            half = len(row) // 2
-            lo, hi = ids[row[:half].tobytes()], ids[row[half:].tobytes()]
-            if lo == hi:
-                ids[row.tobytes()] = lo
-                continue
-            rows.append((x, lo, hi))
-            ids[row.tobytes()] = 11 + len(rows) - 1
-    result = ids[t.tobytes()]
+
+    def node(bit: int, lo: int, hi: int) -> int:
+        rows.append((2 + bit, lo, hi))
+        return 11 + len(rows) - 1
+
+    result = _reduce(circuit_table, best_order(circuit_table), (0, 1), node)
     if result < 11 or 11 + len(rows) - 1 != result:
         rows.append((0, result, result))  # v[0] = 0 selects lo: the result itself
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
