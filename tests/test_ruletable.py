@@ -342,6 +342,13 @@ def test_super_b0_with_smax_runs_complemented():
     ("@RULE X\n@TREE\nnum_states=2\nnum_neighbors=5\nnum_nodes=9\n1 0 1\n", 6, 1, "num_neighbors"),
     ("@RULE X\n@COLORS\n0 1 2 3\n", 1, 1, "no @TABLE or @TREE"),
     ("@TABLE\nn_states:2\n", 1, 1, "no @RULE"),
+    # numbers Python's int() would take (Unicode digits) or refuse with a bare ValueError (> 4300 digits)
+    ("@RULE X\n@TABLE\nn_states:" + "9" * 5000 + "\n", 3, 10, "out of range"),
+    ("@RULE X\n@TABLE\nn_states:3\nneighborhood:vonNeumann\nsymmetries:none\n0,\u00b9,0,0,0,1\n", 6, 3,
+     "expected a state"),
+    ("@RULE X\n@TREE\nnum_states=2\nnum_neighbors=4\nnum_nodes=" + "9" * 5000 + "\n", 5, 1, "whole number"),
+    ("@RULE X\n@TREE\nnum_states=2\nnum_neighbors=4\nnum_nodes=5\n" + "9" * 5000 + " 0 1\n", 6, 1,
+     "bad node level"),
 ])
 def test_malformed_files_give_located_errors(tmp_path, text, line, column, words):
     path = tmp_path / "X.rule"
@@ -494,3 +501,12 @@ def test_births_from_nothing_and_pickling():
     assert not rule.births_from_nothing()
     again = pickle.loads(pickle.dumps(rule))  # worker processes get the text, not the compiled tree
     assert again == rule and np.array_equal(again.compile().update.tree.dense(), rule.compile().update.tree.dense())
+
+
+def test_names_and_colors_with_unicode_or_huge_numbers_are_skipped_not_fatal():
+    from tensorca.rules.ruleloader import rule_from_text
+
+    base = (DATA / "WireWorld.rule").read_text()
+    for extra in ("\n@NAMES\n\u00b9 foo\n1 head\n", "\n@NAMES\n" + "9" * 5000 + " foo\n",
+                  "\n@COLORS\n" + "9" * 5000 + " 1 2 3\n"):
+        assert rule_from_text(base + extra).canonical() == "WireWorld"

@@ -106,7 +106,7 @@ def value_range_error(cells: Any, low: float, high: float) -> str | None:
 
 #: Device kinds a torch engine can run on here; ``meta`` holds no data and others have no engine.
 DEVICE_KINDS = ("cpu", "cuda", "mps")
-_DEVICE = re.compile(r"(cpu|cuda|mps)(?::(\d+))?")
+_DEVICE = re.compile(rf"({'|'.join(DEVICE_KINDS)})(?::([0-9]+))?")
 
 
 def device_kind(device: Any) -> str:

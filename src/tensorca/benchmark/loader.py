@@ -223,6 +223,13 @@ def _to_device(batch: Any, device: torch.device, non_blocking: bool) -> Any:
 
 def measure(setting: LoaderSetting, config: BenchConfig) -> LoaderResult:
     """Run the consumer loop for ``config.epochs`` x ``config.batches`` batches under ``setting``."""
+    with warnings.catch_warnings():  # more DataLoader workers than cores is measured on purpose
+        warnings.filterwarnings("ignore", message="This DataLoader will create")
+        return _measure(setting, config)
+
+
+def _measure(setting: LoaderSetting, config: BenchConfig) -> LoaderResult:
+    """Run the consumer loop for ``config.epochs`` x ``config.batches`` batches under ``setting``."""
     from torch.utils.data import DataLoader
 
     from ..data import DeviceStream, Trajectories
@@ -258,8 +265,6 @@ def measure(setting: LoaderSetting, config: BenchConfig) -> LoaderResult:
             options = {"prefetch_factor": setting.prefetch_factor or 2,
                        "persistent_workers": setting.persistent_workers,
                        "multiprocessing_context": "fork"}
-        # more workers than cores: measured on purpose
-        warnings.filterwarnings("ignore", message="This DataLoader will create")
         loader = DataLoader(dataset, batch_size=config.batch_size, shuffle=False, num_workers=setting.num_workers,
                             pin_memory=setting.pin_memory and torch.cuda.is_available(), **options)
         for epoch in range(config.epochs):

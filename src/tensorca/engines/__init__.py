@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..arrays import TORCH_INSTALL
 from . import lenia_steps as _lenia_steps  # noqa: F401,E402  Lenia's kernels (register_step)
 from . import table_steps as _table_steps  # noqa: F401,E402  rule-file and Super kernels
 from .base import Engine
@@ -78,7 +79,6 @@ def bitpack_kernel_state(engine_name: str) -> Callable[[Rule], str]:
 
 
 _FAST = "pip install 'tensorca[fast]'"
-_TORCH = "pip install 'tensorca[torch]'"
 _GPU = "pip install 'tensorca[gpu]'"
 
 register(NumpyEngine(), EngineInfo(
@@ -90,7 +90,7 @@ register(NumpyEngine(), EngineInfo(
 ))
 # Engines that need an optional framework load on first use (see registry.register_lazy).
 register_lazy(EngineInfo(
-    "torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",), install=_TORCH, imports="torch",
+    "torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",), install=TORCH_INSTALL, imports="torch",
     preference=30, devices=cpu_and_cuda, precheck=runs_kinds(GENERAL_KINDS, "torch"),
     default_costs={
         "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
@@ -103,7 +103,7 @@ register_lazy(EngineInfo(
     },
 ))
 register_lazy(EngineInfo(
-    "dense-conv", "tensorca.engines.dense_conv:DenseConvEngine", requires=("torch",), install=_TORCH,
+    "dense-conv", "tensorca.engines.dense_conv:DenseConvEngine", requires=("torch",), install=TORCH_INSTALL,
     imports="torch", preference=50, devices=cpu_and_cuda, precheck=moore_bs_precheck,
     default_costs={
         "cpu": EngineCost(call_s=40e-6, gen_s=25e-6, cell_s=25e-9, import_s=0.9),

@@ -64,11 +64,6 @@ def numpy_step(cells: np.ndarray, spec: StepSpec, topology: Topology) -> np.ndar
     return out.astype(dtype, copy=False)
 
 
-def torch_growth(update: GrowthUpdate, potential: Any) -> Any:
-    """Chan's growth function on a tensor (differentiable where the function is)."""
-    return growth_of(update.gn, potential, update.m, update.s)
-
-
 def growth_of(gn: int, potential: Any, m: Any, s: Any) -> Any:
     """Growth function ``gn`` of a tensor with ``m``, ``s`` floats or tensors (differentiable in all three)."""
     return growth_bump(gn, potential, m, s) * 2 - 1

@@ -14,6 +14,7 @@ module runs outside :func:`tensorca.run`, whose engines take ``(B, H, W)`` grids
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -104,19 +105,30 @@ def _check(cells: Any, world: ExpandedLenia) -> None:
         raise UsageError(f"expanded Lenia takes (B, {world.channels}, H, W) cells, got {tuple(cells.shape)}")
 
 
+def _channel_scale(world: ExpandedLenia) -> np.ndarray:
+    """``(C,)`` float64: 1 / (sum of ``h`` over the kernels writing each channel), 0 where none does."""
+    weight = world.weights()
+    return np.where(weight > 0, 1 / np.where(weight > 0, weight, 1), 0)
+
+
+@functools.lru_cache(maxsize=16)  # the kernels depend only on the world and the grid's shape
+def _kernel_spectra(world: ExpandedLenia, shape: tuple[int, int]) -> np.ndarray:
+    """``(K, H, W // 2 + 1)`` complex128: ``rfft2`` of each kernel placed on the torus."""
+    return np.fft.rfft2(np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))]))
+
+
 def numpy_step(cells: np.ndarray, world: ExpandedLenia) -> np.ndarray:
     """One generation of ``(B, C, H, W)`` cells (float64 arithmetic, the input's float dtype out)."""
     _check(cells, world)
     a = np.asarray(cells, dtype=np.float64)
-    shape = a.shape[-2:]
+    shape = (int(a.shape[-2]), int(a.shape[-1]))
     spectra = np.fft.rfft2(a)
+    kernels = _kernel_spectra(world, shape)
     change = np.zeros_like(a)
     for i, k in enumerate(world.kernels):
-        potential = np.fft.irfft2(spectra[:, k.source] * np.fft.rfft2(world.kernel_grid(i, shape)), s=shape)
+        potential = np.fft.irfft2(spectra[:, k.source] * kernels[i], s=shape)
         change[:, k.target] += k.h * growth(world.growth_update(i), potential) / world.T
-    weight = world.weights()
-    scale = np.where(weight > 0, 1 / np.where(weight > 0, weight, 1), 0)[None, :, None, None]
-    out = np.clip(a + change * scale, 0, 1)
+    out = np.clip(a + change * _channel_scale(world)[None, :, None, None], 0, 1)
     return out.astype(cells.dtype if np.issubdtype(cells.dtype, np.floating) else np.float64)
 
 
@@ -133,17 +145,16 @@ def torch_step(cells: Any, world: ExpandedLenia, _cache: dict | None = None) -> 
     shape = (int(cells.shape[-2]), int(cells.shape[-1]))
     cache = _cache if _cache is not None else {}
     key = (world, shape, cells.dtype, str(cells.device))
-    if key not in cache:
+    if key not in cache:  # moved to the device once: the loop below only launches tensor operations
         kernels = np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))])
-        weight = world.weights()
-        scale = np.where(weight > 0, 1 / np.where(weight > 0, weight, 1), 0)
         cache[key] = (torch.fft.rfft2(torch.from_numpy(kernels).to(cells.device, cells.dtype)),
-                      torch.from_numpy(scale).to(cells.device, cells.dtype).view(1, -1, 1, 1))
-    kernel_rfft, scale = cache[key]
+                      torch.from_numpy(_channel_scale(world)).to(cells.device, cells.dtype).view(1, -1, 1, 1),
+                      torch.tensor([k.target for k in world.kernels], device=cells.device))
+    kernel_rfft, scale, targets = cache[key]
     sources = [k.source for k in world.kernels]
     potential = torch.fft.irfft2(torch.fft.rfft2(cells[:, sources]) * kernel_rfft, s=shape)  # (B, K, H, W)
     change = torch.zeros_like(cells)
     for i, k in enumerate(world.kernels):
         g = growth_of(world.gn, potential[:, i], k.m, k.s)
-        change = change.index_add(1, torch.tensor([k.target], device=cells.device), (k.h / world.T * g)[:, None])
+        change = change.index_add(1, targets[i : i + 1], (k.h / world.T * g)[:, None])
     return torch.clamp(cells + change * scale, 0.0, 1.0)

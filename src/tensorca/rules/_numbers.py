@@ -28,3 +28,11 @@ def whole_number(text: str, src: str, pos: int, what: str) -> int:
     if len(text.lstrip("0")) > MAX_DIGITS:
         raise fail(f"{what} has {len(text)} digits, far out of range", src, pos)
     return int(text.lstrip("0") or "0")
+
+
+def small_int(text: str) -> int | None:
+    """``text`` as an int when it is ASCII digits with at most :data:`MAX_DIGITS` significant ones,
+    else None (for readers that report the error with their own position)."""
+    if not is_digits(text) or len(text.lstrip("0")) > MAX_DIGITS:
+        return None
+    return int(text)

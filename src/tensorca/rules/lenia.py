@@ -36,9 +36,6 @@ from .stepspec import StateSpace, StepSpec
 
 __all__ = ["GrowthUpdate", "KernelFFT", "LeniaRule", "growth", "kernel_on_grid", "kernel_window", "parse_lenia"]
 
-#: Kernel cores by ``kn`` (``r`` in [0, 1], one shell) and growth functions by ``gn``.
-KERNEL_CORES = {1: "polynomial", 2: "exponential", 3: "step", 4: "staircase"}
-GROWTHS = {1: "polynomial", 2: "gaussian", 3: "step"}
 #: Radii above this are refused: the kernel window alone would be (2R+1)^2 floats.
 MAX_RADIUS = 1024
 

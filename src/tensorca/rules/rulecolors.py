@@ -11,23 +11,22 @@ black, states 1..n-1 a gradient from red (255, 0, 0) to yellow (255, 255, 0).
 
 from __future__ import annotations
 
-import re
-
+from ._numbers import small_int
 from .rulefile import Section
 
 __all__ = ["HISTORY_COLOURS", "SUPER_COLOURS", "default_colors", "gradient", "parse_colors", "parse_names"]
 
 RGB = tuple[int, int, int]
-_NUMBER = re.compile(r"[0-9]+")
 
 
 def _numbers(line: str) -> list[int]:
     """The leading whitespace-separated integers of ``line`` (stops at the first other word)."""
     values = []
     for word in line.split():
-        if not _NUMBER.fullmatch(word):
+        value = small_int(word)
+        if value is None:
             break
-        values.append(int(word))
+        values.append(value)
     return values
 
 
@@ -54,8 +53,9 @@ def parse_names(section: Section | None, n_states: int, source: str | None) -> d
     names: dict[int, str] = {}
     for _, raw in (section.lines[1:] if section else ()):
         parts = raw.strip().split(None, 1)
-        if len(parts) == 2 and parts[0].isdigit() and int(parts[0]) < n_states and not raw.startswith("#"):
-            names[int(parts[0])] = parts[1].strip()
+        state = small_int(parts[0]) if len(parts) == 2 else None
+        if state is not None and state < n_states and not raw.startswith("#"):
+            names[state] = parts[1].strip()
     return names
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from ._numbers import small_int
 from .rulefile import RuleFileError, Section
 
 __all__ = ["INPUTS", "NEIGHBOURHOODS", "SYMMETRIES", "parse_table", "symmetry_images"]
@@ -121,9 +122,9 @@ class _TableReader:
                             number, column)
 
     def state(self, token: str, number: int, column: int) -> int:
-        if not token.isdigit() or not token.isascii():
-            raise self.fail(f"expected a state or a variable, got {token!r}", number, column)
-        value = int(token)
+        value = small_int(token)
+        if value is None:
+            raise self.fail(f"expected a state or a variable, got {token[:40]!r}", number, column)
         if value >= (self.n_states or 0):
             raise self.fail(f"state {value} out of range (n_states is {self.n_states})", number, column)
         return value
@@ -149,9 +150,9 @@ class _TableReader:
         digits = re.match(r"[0-9]+", value)
         if digits is None:
             raise self.fail(f"n_states needs a number, got {value!r}", number, column)
-        n = int(digits.group())
-        if not 2 <= n <= 256:
-            raise self.fail(f"n_states {n} out of range (min 2, max 256)", number, column)
+        n = small_int(digits.group())
+        if n is None or not 2 <= n <= 256:
+            raise self.fail(f"n_states {digits.group()[:40]} out of range (min 2, max 256)", number, column)
         self.n_states = n
 
     def read_neighbourhood(self, text: str, number: int, column: int, value: str) -> None:

@@ -21,6 +21,7 @@ from typing import Literal
 
 import numpy as np
 
+from ._numbers import small_int
 from .rulefile import RuleFileError, Section
 
 __all__ = ["NeighbourStates", "Tree", "TreeUpdate", "compile_transitions", "parse_tree"]
@@ -157,7 +158,10 @@ def parse_tree(section: Section, source: str | None):
             continue
         m = _HEADER.match(raw)
         if m:
-            header[m.group(1)] = int(m.group(2))
+            value = small_int(m.group(2))
+            if value is None:
+                raise RuleFileError(f"{m.group(1)} needs a whole number", source, number, 1)
+            header[m.group(1)] = value
             continue
         _check_header(header, source, number)
         rows.append(_node_line(raw, number, header, levels, source))
@@ -191,16 +195,16 @@ def _node_line(raw: str, number: int, header: dict[str, int], levels: list[int],
     tokens = [(m.group(), m.start() + 1) for m in re.finditer(r"\S+", raw)]
     n_states = header["num_states"]
     level_token, col = tokens[0]
-    if not level_token.isdigit() or not 1 <= int(level_token) <= header["num_neighbors"] + 1:
-        raise RuleFileError(f"bad node level {level_token!r}", source, number, col)
-    level = int(level_token)
+    level = small_int(level_token)
+    if level is None or not 1 <= level <= header["num_neighbors"] + 1:
+        raise RuleFileError(f"bad node level {level_token[:40]!r}", source, number, col)
     if len(tokens) - 1 != n_states:
         raise RuleFileError(f"a node needs {n_states} values, got {len(tokens) - 1}", source, number, col)
     values = []
     for token, col in tokens[1:]:
-        if not token.isdigit() or not token.isascii():
-            raise RuleFileError(f"expected a number, got {token!r}", source, number, col)
-        v = int(token)
+        v = small_int(token)
+        if v is None:
+            raise RuleFileError(f"expected a number, got {token[:40]!r}", source, number, col)
         if level == 1 and v >= n_states:
             raise RuleFileError(f"state {v} out of range", source, number, col)
         if level > 1 and (v >= len(levels) or levels[v] != level - 1):

@@ -324,7 +324,7 @@ class _Search:
             soup.gen += CHUNK
             if band[b]:
                 if not self.clear_band(soup, cells[b], guard):
-                    outgrown.append((soup, crop(cells[b], (0, 0))[0].copy()))
+                    outgrown.append((soup, crop(cells[b], copy=True)[0]))
                     keep[b] = False
                     continue
                 pops[b] = np.count_nonzero(cells[b])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import costmodel
-from ..arrays import check_device, device_kind
+from ..arrays import check_device
 from ..engines import get_engine
 from ..engines.base import Engine
 from ..errors import EngineError
@@ -48,6 +48,5 @@ def check_run_device(device: Any) -> str | None:
     anything is allocated there, where "no engine on cuda" would hide the real reason."""
     if device is None:
         return None
-    if device_kind(device) != "cpu":
-        check_device(device)
+    check_device(device)  # returns at once for the CPU
     return str(device).strip().lower()
