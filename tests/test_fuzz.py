@@ -155,6 +155,12 @@ def bounded(call):
         assert peak < MAX_PEAK, f"peak {peak} bytes"
 
 
+def must_raise(error_type, call):
+    """``call()`` raises ``error_type`` (in bounded memory): accepting the input fails the test."""
+    with pytest.raises(error_type):
+        bounded(call)
+
+
 def only_raises(error_type, call):
     """``call()``'s result, or None when it raised ``error_type``; anything else fails the test."""
     try:
@@ -242,12 +248,12 @@ def test_parse_rule_and_spec_raise_only_tensorca_errors(text):
 
 @pytest.mark.parametrize("text", HOSTILE_RULES)
 def test_known_hostile_rules_raise_tensorca_errors(text):
-    only_raises(TensorcaError, lambda: tensorca.parse_rule(text))
+    must_raise(TensorcaError, lambda: tensorca.parse_rule(text))
 
 
 @pytest.mark.parametrize("text", HOSTILE_RULES)
 def test_known_hostile_specs_raise_tensorca_errors(text):
-    only_raises(TensorcaError, lambda: tensorca.parse_spec(text))
+    must_raise(TensorcaError, lambda: tensorca.parse_spec(text))
 
 
 topologies = st.one_of(
@@ -263,14 +269,15 @@ def test_parse_topology_raises_only_tensorca_errors(text):
     only_raises(TensorcaError, lambda: parse_topology(text))
 
 
-HOSTILE_TOPOLOGIES = ["T\u0663,3", "T3,3+\u00b3", "T0,0", "T-1,3", "P3,3*", "K3*,3", "T,", "", ":", "T3,3+1,1"]
+# (``K3*,3`` is no hostile input: a Klein bottle whose twist is on the width, accepted as Golly does.)
+HOSTILE_TOPOLOGIES = ["T\u0663,3", "T3,3+\u00b3", "T0,0", "T-1,3", "P3,3*", "T,", "", ":", "T3,3+1,1"]
 HUGE_TOPOLOGIES = ["T" + "9" * 5000, "P3," + "9" * 5000, "K" + "9" * 5000 + "*,3", "T3,3+" + "9" * 5000,
                    "S" + "9" * 5000, "C" + "9" * 5000]
 
 
 @pytest.mark.parametrize("text", HOSTILE_TOPOLOGIES + HUGE_TOPOLOGIES)
 def test_known_hostile_topologies_raise_tensorca_errors(text):
-    only_raises(TensorcaError, lambda: parse_topology(text))
+    must_raise(TensorcaError, lambda: parse_topology(text))
 
 
 # --- checkpoints -----------------------------------------------------------------------------------

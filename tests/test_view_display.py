@@ -251,3 +251,18 @@ def test_hashlife_universe_shows():
     assert image.shape == (1003, 1003, 3)  # shrunk by 3
     assert np.all(image[0, 0] == LIVE) and np.all(image[-1, -1] == LIVE)
     assert np.count_nonzero(np.all(image == LIVE, axis=-1)) <= 8
+
+
+def test_rule_colours_reach_the_notebook_and_the_viewer():
+    # WireWorld's @COLORS (as render's GIFs use them), not the generic palette
+    from tensorca.render.frames import palette
+    from tensorca.view.source import from_pattern
+
+    rule = tensorca.parse_rule("WireWorld")
+    cells = np.array([[0, 1, 2, 3]], np.uint8)
+    image = Image.open(io.BytesIO(tensorca.show(cells, rule=rule)._repr_png_())).convert("RGB")
+    width = image.size[0]
+    seen = [image.getpixel((int((i + 0.5) * width / 4), image.size[1] // 2)) for i in range(4)]
+    assert seen == [tuple(c) for c in palette(4, rule).tolist()]
+    assert seen != [tuple(c) for c in palette(4).tolist()]
+    assert from_pattern(np.tile(cells, (4, 1)), rule, "numpy").describe()["palette"] == palette(4, rule).tolist()

@@ -8,6 +8,7 @@ interpolation, so float pictures need no matplotlib. Values in ``[0, 1]`` map to
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -46,9 +47,10 @@ def colormap(name: str = "viridis") -> np.ndarray:
     return table
 
 
-def state_colours(n_states: int, palette: np.ndarray | None = None) -> np.ndarray:
+def state_colours(n_states: int, palette: np.ndarray | None = None, rule: Any = None) -> np.ndarray:
     """``(n_states, 3)`` uint8 colours for states ``0..n_states-1``: ``palette`` when given (its first
-    ``n_states`` rows; an ``@COLORS`` table), else the render palette (0 dark, 1 bright, decay fading)."""
+    ``n_states`` rows), else the render palette for ``rule`` (a rule file's ``@COLORS`` or Golly's
+    defaults for it; otherwise 0 dark, 1 bright, decay fading), as GIFs and MP4s are coloured."""
     if palette is not None:
         colours = np.asarray(palette)
         if colours.ndim != 2 or colours.shape[1] != 3 or len(colours) < n_states:
@@ -58,4 +60,4 @@ def state_colours(n_states: int, palette: np.ndarray | None = None) -> np.ndarra
         return colours[:n_states].astype(np.uint8)
     from ..render.frames import palette as render_palette  # render imports the simulator: load on use
 
-    return render_palette(max(2, n_states))
+    return render_palette(max(2, n_states), rule)

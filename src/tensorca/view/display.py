@@ -250,8 +250,13 @@ class Shown:
         return arr
 
     def _style(self) -> dict[str, Any]:
-        n = self.n_states if self.n_states is not None else _rule_colours(self._rule())[0]
-        return {"n_states": max(n, 2), "palette": self.palette, "colormap_name": self.colormap_name,
+        rule = self._rule()
+        n = max(self.n_states if self.n_states is not None else _rule_colours(rule)[0], 2)
+        palette = self.palette
+        if palette is None and rule is not None and getattr(rule, "state_space", None) is not None \
+                and rule.state_space.discrete:
+            palette = state_colours(n, rule=rule)  # the rule's own colours, as render uses
+        return {"n_states": n, "palette": palette, "colormap_name": self.colormap_name,
                 "max_px": self.max_px}
 
     def _rule(self) -> Any:

@@ -82,8 +82,11 @@ class Simulation:
         from .colours import colormap, state_colours
 
         info = {"rule": "", "topology": "", "n_states": 2, "continuous": False, "title": "tensorca"} | self.info
-        table = colormap("viridis") if info["continuous"] else state_colours(max(2, int(info["n_states"])))
-        return info | {"palette": table.tolist(), "can_reset": self.restart_fn is not None}
+        if info["continuous"]:
+            table = colormap("viridis").tolist()
+        else:
+            table = info.get("palette") or state_colours(max(2, int(info["n_states"]))).tolist()
+        return info | {"palette": table, "can_reset": self.restart_fn is not None}
 
 
 def as_frame(value: Any) -> Frame:
@@ -133,6 +136,10 @@ def from_pattern(pattern: Any, rule: Any = None, backend: str = "auto", topology
     space = rule_value.state_space
     info = {"rule": rule_value.canonical(), "topology": shown, "n_states": int(space.n_states or 2),
             "continuous": not space.discrete, "title": title or getattr(pattern, "name", None) or "tensorca"}
+    if space.discrete:  # the rule's own colours (@COLORS, Golly's defaults), as render uses
+        from .colours import state_colours
+
+        info["palette"] = state_colours(info["n_states"], rule=rule_value).tolist()
     return Simulation(step, _frame(start, state["generation"]), restart, info)
 
 
