@@ -9,14 +9,18 @@ The target is drawn here with Pillow (a smiling face; no downloads), premultipli
 
     python examples/grow_nca.py --quick           # CPU, a few minutes: small target, few hundred steps
     python examples/grow_nca.py --device cuda      # the full recipe: 40x40 target, 8000 iterations
+    python examples/grow_nca.py --quick --picture grown.gif   # also save the growth after training
 
 The last line printed is ``loss <value>`` (mean squared error of RGBA against the target).
+``--picture out.png`` saves the pattern grown from the seed after training (RGBA over white, each
+cell a block of pixels); ``--picture out.gif`` saves every step of that growth.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -58,7 +62,35 @@ def damage(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     return out
 
 
-def train(args: argparse.Namespace) -> float:
+def over_white(x: torch.Tensor) -> np.ndarray:
+    """``(H, W, 3)`` uint8 RGB of the first state of ``(B, C, H, W)``: premultiplied RGBA composited over white."""
+    rgba = x[0, :4].detach().clamp(0, 1).cpu()
+    rgb = (rgba[:3] + 1 - rgba[3:4]).clamp(0, 1)
+    return (rgb.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
+
+
+def save_picture(model: NCA, path: Path, steps: int, height: int, width: int, seed: int) -> None:
+    """Grow the seed ``steps`` steps; write the last state (``.png``) or every step (``.gif``), zoomed to ~240 px."""
+    zoom = max(1, 240 // max(height, width))
+    gen = torch.Generator().manual_seed(seed)
+    device = next(model.parameters()).device
+    x = NCA.seed(CHANNELS, height, width).to(device)
+    frames = [over_white(x)]
+    with torch.no_grad():
+        for _ in range(steps):
+            x = model(x, 1, generator=gen if device.type == "cpu" else None)
+            frames.append(over_white(x))
+    images = [Image.fromarray(f).resize((width * zoom, height * zoom), Image.NEAREST) for f in frames]
+    if path.suffix.lower() == ".gif":
+        paletted = [im.quantize(colors=64, method=Image.Quantize.MEDIANCUT) for im in images]
+        paletted[0].save(path, save_all=True, append_images=paletted[1:] + [paletted[-1]] * 20, duration=60,
+                         loop=0, optimize=True)
+    else:
+        images[-1].save(path, optimize=True)
+    print(f"picture: {steps} steps from the seed -> {path}", flush=True)
+
+
+def train(args: argparse.Namespace) -> tuple[float, NCA, int, int]:
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
     device = torch.device(args.device)
@@ -93,7 +125,7 @@ def train(args: argparse.Namespace) -> float:
         loss_value = float(loss.detach())
         if iteration % args.report == 0:
             print(f"iteration {iteration:5d}  loss {loss_value:.5f}  {time.time() - start:6.1f} s", flush=True)
-    return loss_value
+    return loss_value, model, height, width
 
 
 def main() -> None:
@@ -106,7 +138,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="torch CPU threads (default 1: small convolutions lose more to thread contention "
                              "than they gain on a shared machine)")
+    parser.add_argument("--picture", type=Path, default=None,
+                        help="after training, save the pattern grown from the seed: .png (last state) or .gif")
     args = parser.parse_args()
+    if args.picture is not None and args.picture.suffix.lower() not in (".png", ".gif"):
+        parser.error(f"--picture must end in .png or .gif, got {args.picture}")
     if args.quick:
         preset = dict(size=12, pad=6, hidden=128, pool=256, batch=8, min_steps=24, max_steps=32, iterations=500,
                       decay_at=400, report=50)
@@ -117,7 +153,9 @@ def main() -> None:
         if getattr(args, key, None) is None:
             setattr(args, key, value)
     torch.set_num_threads(max(1, args.threads))
-    final = train(args)
+    final, model, height, width = train(args)
+    if args.picture is not None:
+        save_picture(model, args.picture, 2 * args.max_steps, height, width, args.seed)
     print(f"loss {final:.4f}")
 
 

@@ -276,8 +276,10 @@ def test_cell_values_are_checked_never_wrapped(tmp_path):
         ckpt.load(_edited(tmp_path, grid_path, cells=wide))
     wide[0, 0, 0] = 1  # an integer array of valid states is read as uint8
     assert ckpt.load(_edited(tmp_path, grid_path, cells=wide)).state.dtype == np.uint8
-    with pytest.raises(CheckpointError, match="not integers"):
+    with pytest.raises(CheckpointError, match="float32 values, but rule 'B3/S23' has discrete states"):
         ckpt.load(_edited(tmp_path, grid_path, cells=np.zeros((2, 12, 10), np.float32)))
+    with pytest.raises(CheckpointError, match="not integers"):
+        ckpt.load(_edited(tmp_path, grid_path, cells=np.zeros((2, 12, 10), np.float16)))
     with pytest.raises(CheckpointError, match=r"\(B, H, W\)"):
         ckpt.load(_edited(tmp_path, grid_path, cells=np.zeros((12, 10), np.uint8)))
     with pytest.raises(CheckpointError, match=r"shape \(1, H, W\)"):
@@ -387,3 +389,58 @@ def _umask() -> int:
     value = os.umask(0)
     os.umask(value)
     return value
+
+
+# -- continuous rules (Lenia): float cells stored exactly ---------------------------------------------
+
+LENIA = "R=5,T=10,b=[1],m=0.15,s=0.03,kn=1,gn=1"
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("dtype,topology", [(np.float32, None), (np.float64, "plane")])
+def test_lenia_resume_is_exactly_the_uninterrupted_run(tmp_path, backend, dtype, topology):
+    pytest.importorskip("torch")
+    grid = np.random.default_rng(3).random((2, 20, 23)).astype(dtype)
+    whole = run(grid, LENIA, 8, backend=backend, topology=topology)
+    path = tmp_path / "lenia.npz"
+    half = run(grid, LENIA, 4, backend=backend, topology=topology, checkpoint=path, checkpoint_every=3)
+    saved = ckpt.load(path)
+    assert saved.state.dtype == dtype and saved.generation == 4 and np.array_equal(saved.state, half)
+    again = resume(path, 4, backend=backend)
+    assert again.dtype == dtype and np.array_equal(again, whole)  # bit for bit, not within a tolerance
+
+
+def test_lenia_tensor_and_pattern_checkpoints(tmp_path):
+    torch = pytest.importorskip("torch")
+    from tensorca.lenia import creature
+
+    start = torch.from_numpy(np.random.default_rng(4).random((18, 18)))
+    whole = run(start, LENIA, 6, backend="torch")
+    run(start, LENIA, 3, backend="torch", checkpoint=tmp_path / "t.npz")
+    back = resume(tmp_path / "t.npz", 3, backend="torch")
+    assert back.shape == (18, 18) and np.array_equal(back, whole.numpy())  # a tensor run resumes as NumPy
+    orbium = creature("O2u", dtype=np.float32)
+    run(orbium, generations=2, topology=":T48,40", checkpoint=tmp_path / "p.npz")
+    saved = ckpt.load(tmp_path / "p.npz")
+    assert isinstance(saved.state, tensorca.Pattern) and saved.state.cells.dtype == np.float32
+    assert saved.state.name == orbium.name and saved.state.generation == 2
+    assert np.array_equal(resume(tmp_path / "p.npz", 3).cells,
+                          run(orbium, generations=5, topology=":T48,40").cells)
+
+
+def test_lenia_cell_values_are_checked(tmp_path):
+    path = tmp_path / "lenia.npz"
+    grid = np.random.default_rng(5).random((1, 12, 10)).astype(np.float32)
+    ckpt.save(path, grid, ckpt.manifest_for("grid", tensorca.parse_rule(LENIA), tensorca.Topology.torus(10, 12), 1))
+    assert ckpt.load(path).state.dtype == np.float32
+    for value, match in ((np.nan, "holds nan, outside the range"), (1.5, "holds 1.5, outside the range"),
+                         (-0.25, r"cell \(0, 3, 4\) holds -0.25")):
+        bad = grid.copy()
+        bad[0, 3, 4] = value
+        with pytest.raises(CheckpointError, match=match):
+            ckpt.load(_edited(tmp_path, path, cells=bad))
+    with pytest.raises(CheckpointError, match="is continuous, but the cells hold uint8"):
+        ckpt.load(_edited(tmp_path, path, cells=(grid > 0.5).astype(np.uint8)))
+    assert ckpt.load(_edited(tmp_path, path, cells=grid.astype(">f8"))).state.dtype == np.float64
+    with pytest.raises(CheckpointError, match=r"takes cells of shape \(B, H, W\), got \(1, 2, 12, 10\)"):
+        ckpt.load(_edited(tmp_path, path, cells=np.stack([grid, grid], axis=1)))  # channels for a one-plane rule

@@ -218,6 +218,59 @@ def test_batched_and_small_grids():
     assert np.abs(tensorca.run(square, ORBIUM, 2) - direct_steps(square, params, 2)).max() < 1e-12
 
 
+def test_one_torch_engine_steps_every_shape_and_dtype(monkeypatch):
+    """The engine keeps one step per rule; the kernel transform is per grid shape and dtype, and a
+    compiled step (traced for one shape) is kept per shape: a second size is never given the first's kernel."""
+    from tensorca.engines.torch_engine import TorchEngine
+
+    traced = []
+    monkeypatch.setattr(torch, "compile", lambda fn, **_: traced.append(fn) or fn)  # the keys, not the tracer
+    rule = "R=4,T=10,b=[1],m=0.15,s=0.03,kn=1,gn=1"
+    for engine in (TorchEngine(), TorchEngine(compile=True)):
+        for shape, suffix in (((16, 18), ""), ((13, 15), ""), ((16, 18), ":P18,16"), ((13, 15), ":P15,13")):
+            grid = np.random.default_rng(sum(shape)).random((2, *shape))
+            want = tensorca.run(grid, rule + suffix, 3, backend="numpy")
+            for dtype, tolerance in ((torch.float64, 1e-12), (torch.float32, 1e-5)):
+                got = tensorca.run(torch.from_numpy(grid).to(dtype), rule + suffix, 3, backend=engine)
+                assert got.dtype == dtype and np.abs(got.double().numpy() - want).max() < tolerance, (shape, suffix)
+    assert len(traced) == 4  # compiled: one step per shape and topology kind; eager: one per topology kind
+
+
+@pytest.mark.slow
+def test_compiled_step_runs_a_second_shape():
+    from tensorca.engines.torch_engine import TorchEngine
+
+    engine = TorchEngine(compile=True)
+    rule = "R=3,T=10,b=[1],m=0.15,s=0.03,kn=1,gn=1"
+    for shape in ((12, 14), (9, 11)):
+        grid = np.random.default_rng(1).random((1, *shape))
+        got = tensorca.run(torch.from_numpy(grid), rule, 2, backend=engine).numpy()
+        assert np.abs(got - tensorca.run(grid, rule, 2, backend="numpy")).max() < 1e-12
+
+
+def test_memory_plan_covers_the_numpy_engines_peak():
+    """bytes_needed (which splits batches that do not fit) is at least the measured working set and
+    not far above it; a budget for one grid runs a batch one grid at a time, with the same result."""
+    import tracemalloc
+
+    from tensorca.engines import get_engine
+
+    engine, rule = get_engine("numpy"), parse_rule(ORBIUM)
+    for dtype, topology in ((np.float32, Topology.torus(200, 160)), (np.float64, Topology.plane(200, 160))):
+        grid = np.random.default_rng(2).random((2, 160, 200)).astype(dtype)
+        tracemalloc.start()
+        engine.advance(grid, rule, topology, 1)
+        peak = tracemalloc.get_traced_memory()[1] + grid.nbytes
+        tracemalloc.stop()
+        need = engine.bytes_needed(2, (160, 200), rule)
+        assert peak <= need <= 2 * peak, (dtype, topology, peak, need)
+    grids = np.random.default_rng(3).random((3, 40, 40))
+    one = get_engine("torch").bytes_needed(1, (40, 40), rule)
+    assert get_engine("torch").cell_bytes(rule) >= 2 * 48  # float64 planned (float32 measured 48 B/cell)
+    assert np.array_equal(tensorca.run(grids, ORBIUM, 2, backend="torch", max_bytes=one + 100),
+                          tensorca.run(grids, ORBIUM, 2, backend="torch"))
+
+
 def test_orbium_glides():
     """1000 generations on a 128^2 torus: mass constant within 2% (after 10 generations settling from
     the stored cells, which lose 2.5% of their mass in the first step under Chan's own equations) and
@@ -257,12 +310,6 @@ def test_dtypes_come_back_and_mixing_is_refused():
         tensorca.run(bad, ORBIUM, 1)
 
 
-def test_checkpoints_refuse_float_cells_rather_than_truncate(tmp_path):
-    with pytest.raises(UsageError, match="continuous"):
-        tensorca.run(placed("O2u", 64), ORBIUM, 2, checkpoint=tmp_path / "c.npz")
-    assert not (tmp_path / "c.npz").exists()
-
-
 def test_gradcheck_through_run():
     rule = "R=3,T=10,b=[1,1/2],m=0.2,s=0.05,kn=1,gn=2"
     start = (torch.rand(1, 7, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * 0.4 + 0.3)
@@ -272,6 +319,35 @@ def test_gradcheck_through_run():
     assert tensorca.run(start, rule, 1).grad_fn is not None  # auto keeps the graph: it picks torch
     with pytest.raises(UsageError, match="autograd"):
         tensorca.run(start, rule, 1, backend="numpy")
+
+
+@pytest.mark.parametrize("gn", [1, 2, 3])
+def test_in_place_torch_step_equals_the_differentiable_one(gn):
+    """Without autograd the torch step updates its own temporaries in place (the potential comes out of the
+    inverse FFT already centred and scaled); a grid that requires grad runs out of place. Both give the
+    reference's cells on a torus and a plane, and neither touches its input."""
+    rule = f"R=5,T=10,b=[1,1/3],m=0.15,s=0.02,kn=1,gn={gn}"
+    grid = np.random.default_rng(gn).random((2, 20, 23)) * 0.3  # potentials near m: growth both ways
+    for suffix in ("", ":P23,20"):
+        want = tensorca.run(grid, rule + suffix, 4, backend="numpy")
+        start = torch.from_numpy(grid.copy())
+        plain = tensorca.run(start, rule + suffix, 4, backend="torch")
+        tracked = tensorca.run(start.clone().requires_grad_(True), rule + suffix, 4, backend="torch")
+        assert np.array_equal(start.numpy(), grid)
+        assert 0 < (want > 0).mean() < 1 and np.abs(plain.numpy() - want).max() < 1e-12, suffix
+        assert tracked.grad_fn is not None and np.abs(tracked.detach().numpy() - want).max() < 1e-12, suffix
+
+
+def test_viewer_colormaps_are_renders():
+    from tensorca.render.colormaps import ANCHORS, colormap
+    from tensorca.view.colours import colormap as view_colormap
+    from tensorca.view.colours import colormap_names
+
+    assert colormap_names() == tuple(ANCHORS)
+    for name in ANCHORS:
+        assert np.array_equal(view_colormap(name), colormap(name, 256)) and view_colormap(name).shape == (256, 3)
+    with pytest.raises(UsageError, match="unknown colormap"):
+        view_colormap("jet")
 
 
 def test_observer_reports_mass_and_csv(tmp_path):
@@ -335,6 +411,20 @@ def test_save_and_load_an_evolved_creature(tmp_path):
     assert np.abs(back.cells - evolved.cells).max() <= 0.5 / 255 + 1e-12  # levels of 1/255
     with pytest.raises(UsageError, match="Lenia rule"):
         animal_entry(tensorca.Pattern(np.ones((2, 2), np.uint8), rule=parse_rule("B3/S23")))
+
+
+def test_pattern_files_refuse_float_cells_and_name_checkpoints(tmp_path):
+    """No pattern format holds floats: saving one is a PatternError (nothing written, nothing rounded
+    to states), and the checkpoint it suggests keeps the cells exactly."""
+    orbium = creature("O2u")
+    for name in ("o.rle", "o.cells", "o.lif", "o.mc", "o.rle.gz"):
+        with pytest.raises(tensorca.errors.PatternError, match="discrete states.*float cells.*checkpoint"):
+            tensorca.save(tmp_path / name, orbium)
+        assert not (tmp_path / name).exists()
+    with pytest.raises(tensorca.errors.PatternError, match="animals.json"):
+        tensorca.dumps(orbium, "life105")
+    tensorca.run(orbium, generations=0, checkpoint=tmp_path / "orbium.npz")
+    assert tensorca.checkpoint.load(tmp_path / "orbium.npz").state == orbium
 
 
 def test_pattern_runs_on_a_torus():

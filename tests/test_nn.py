@@ -94,3 +94,27 @@ def test_lenia_module_matches_the_engine_and_learns_m():
     assert module.m.grad is not None and float(module.m.grad) != 0 and module.T.grad is None
     with pytest.raises(UsageError, match="Lenia rule"):
         LeniaModule("B3/S23", (8, 8))
+
+
+def test_grow_nca_pictures(tmp_path):
+    """examples/grow_nca.py --picture: RGBA over white (a dead cell is white), the grown state as a PNG,
+    every step of the growth as a GIF, each cell a block of pixels."""
+    import importlib.util
+    from pathlib import Path
+
+    from PIL import Image
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "grow_nca.py"
+    spec = importlib.util.spec_from_file_location("grow_nca", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    x = torch.zeros(1, 16, 2, 3)
+    x[0, :4, 0, 0] = torch.tensor([0.5, 0.25, 0.0, 0.5])  # premultiplied: half-transparent orange
+    rgb = example.over_white(x)
+    assert rgb.shape == (2, 3, 3) and rgb.dtype == np.uint8
+    assert rgb[0, 0].tolist() == [255, 191, 128] and (rgb[1:] == 255).all()
+    model = NCA(16, 32)
+    for name, frames in (("grown.png", 1), ("growth.gif", 1 + 4 + 20)):  # the GIF holds its last frame 20 more
+        example.save_picture(model, tmp_path / name, 4, 12, 10, seed=0)
+        image = Image.open(tmp_path / name)
+        assert image.size == (10 * 20, 12 * 20) and getattr(image, "n_frames", 1) <= frames

@@ -210,3 +210,65 @@ def test_a_rule_suffix_sets_the_render_topology():
     on_plane = render.frames(grid, "B3/S23:P8,6", gens=40)
     assert np.array_equal(on_plane.cells[-1], tensorca.run(grid, "B3/S23:P8,6", 40, backend="numpy"))
     assert on_plane.populations[-1] == 4  # the glider ends as a block in the plane's corner, not wrapped
+
+
+# -- float cells (Lenia): a perceptual colormap --------------------------------------------------------
+
+
+def _luminance(rgb: np.ndarray) -> np.ndarray:
+    return rgb.astype(np.float64) @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def test_colormap_is_viridis_and_lightness_grows():
+    table = render.colormap()
+    assert table.shape == (255, 3) and table.dtype == np.uint8 and not table.flags.writeable
+    assert tuple(table[0]) == (68, 1, 84) and tuple(table[-1]) == (253, 231, 37)  # viridis' ends
+    lightness = _luminance(table)
+    assert np.all(np.diff(lightness) > -1) and np.all(np.diff(lightness[::8]) > 0)  # up, to the rounding
+    assert len({tuple(c) for c in table}) > 240
+    assert render.colormap("gray", 3)[1].tolist() == [128, 128, 128]
+    with pytest.raises(TensorcaError, match="unknown colormap"):
+        render.colormap("jet")
+
+
+def test_float_cells_take_the_colormap_and_states_keep_the_palette():
+    from tensorca.lenia import creature
+
+    lenia = creature("O2u").rule
+    table = render.colours_for(lenia.n_states, lenia)
+    assert np.array_equal(table, render.colormap())
+    assert np.array_equal(render.colours_for(2, tensorca.parse_rule("B3/S23")), render.palette(2))
+    cells = np.array([[0.0, 0.5], [1.0, np.nan]], np.float32)
+    rgb = render.to_rgb(cells, table, scale=2)
+    assert rgb.shape == (4, 4, 3)
+    assert [tuple(rgb[y, x]) for y, x in ((0, 0), (0, 2), (2, 0), (2, 2))] == \
+        [tuple(table[0]), tuple(table[127]), tuple(table[254]), tuple(table[0])]  # NaN draws as 0
+    states = render.to_rgb(np.array([[0, 1]], np.uint8), render.palette(2))
+    assert tuple(states[0, 1]) == tuple(render.palette(2)[1])
+
+
+def test_lenia_gif_png_and_frames_show_the_float_cells(tmp_path):
+    from tensorca.lenia import creature
+
+    orbium = creature("O2u", dtype=np.float32)
+    start = np.zeros((40, 44), np.float32)
+    start[8:28, 10:30] = orbium.cells
+    stream = render.frames(start, orbium.rule, gens=6, every=3)
+    assert stream.cells.dtype == np.float32 and stream.n_states == 0
+    assert np.array_equal(stream.last(), tensorca.run(start, orbium.rule, 6, backend="numpy"))
+    assert stream.populations[0] == pytest.approx(float(start.sum(dtype=np.float64)))
+    assert isinstance(stream.populations[-1], float)  # mass, not a count of non-zero cells
+    path = tmp_path / "orbium.gif"
+    render.write_gif(str(path), stream, scale=2)
+    viridis = {tuple(c) for c in render.colormap()}
+    with Image.open(path) as im:
+        assert im.n_frames == 3 and im.size == (88, 80)
+        im.seek(2)
+        last = np.asarray(im.convert("RGB"))
+    assert np.array_equal(last, render.to_rgb(stream.last(), render.colormap(), scale=2))
+    colours = {tuple(int(v) for v in c) for c in np.unique(last.reshape(-1, 3), axis=0)}
+    assert colours <= viridis and len(colours) > 20  # shades of the colormap, not two states
+    render.png(str(tmp_path / "o.png"), orbium, gens=2, rule=orbium.rule.canonical() + ":T44,40", scale=1)
+    png = np.asarray(Image.open(tmp_path / "o.png").convert("RGB"))
+    last = tensorca.run(orbium, generations=2, topology=":T44,40").cells
+    assert np.array_equal(png, render.to_rgb(last, render.colormap()))

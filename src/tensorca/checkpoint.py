@@ -2,8 +2,10 @@
 
 A checkpoint is one NumPy ``.npz`` file (no pickle anywhere) holding two arrays:
 
-- ``cells``: the ``(B, H, W)`` ``uint8`` states (for a pattern on the unbounded plane, its cells
-  cropped to the bounding box, ``B = 1``);
+- ``cells``: the ``(B, H, W)`` states: ``uint8`` for a discrete rule, the run's ``float32`` or
+  ``float64`` values for a continuous one (Lenia), stored exactly (for a pattern on the unbounded
+  plane, its cells cropped to the bounding box, ``B = 1``); ``(B, C, H, W)`` for a multi-channel
+  rule (:class:`~tensorca.lenia.ExpandedLenia`);
 - ``manifest``: UTF-8 JSON as a ``uint8`` array: ``format``, ``kind`` (``"grid"`` or
   ``"pattern"``), ``batched`` (the input was ``(B, H, W)``), the canonical ``rule`` (and, for a
   rule defined by a Golly rule file, ``rule_text``: the file itself, so a resume needs no file), the
@@ -15,8 +17,9 @@ over the target (and the directory is synced), so a crash leaves either the old 
 new one, never half of one (the temporary name is unique, so concurrent saves never collide).
 
 Loading never unpickles and trusts nothing: the zip members' ``.npy`` headers are read first and
-the declared size is checked against the cell budget before a byte is decompressed; cell values
-are checked against 0..255 and the rule's states (never wrapped); every manifest field is
+the declared size is checked against the cell budget before a byte is decompressed; integer cell
+values are checked against 0..255 and the rule's states (never wrapped), float cells (continuous
+rules only) must be finite and inside the rule's range; every manifest field is
 type-checked (``generation`` a non-negative int, ...). Whatever is wrong, and however the zip,
 zlib, npy or JSON layers fail, :func:`load` raises :class:`CheckpointError` naming the file.
 """
@@ -37,6 +40,7 @@ import numpy as np
 from .atomic import write_bytes_atomic
 from .errors import CheckpointError, TensorcaError
 from .io.budget import resolve_max_cells
+from .lenia import expanded as _expanded  # noqa: F401  the ExpandedLenia notation, for multi-channel checkpoints
 from .pattern import Pattern
 from .rules import parse_rule
 from .rules.base import Rule
@@ -48,6 +52,8 @@ FORMAT = "tensorca-checkpoint/1"
 MAX_MANIFEST_BYTES = 1 << 24
 #: Largest magnitude of a generation, size or coordinate in a manifest.
 MAX_INT = 2**62
+#: The float dtypes a continuous rule's cells are stored in (what the engines compute in).
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @dataclasses.dataclass
@@ -126,11 +132,15 @@ def manifest_for(state_kind: str, rule: Rule, topology: Topology, generation: in
 
 
 def save(path: str | os.PathLike, cells: np.ndarray, manifest: dict) -> Path:
-    """Write ``cells`` ``(B, H, W)`` uint8 and ``manifest`` to ``path`` atomically (tmp, fsync, rename)."""
+    """Write ``cells`` ``(B, H, W)`` and ``manifest`` to ``path`` atomically (tmp, fsync, rename).
+
+    float32/float64 cells (a continuous rule's) are stored as they are; anything else as ``uint8`` states.
+    """
     path = Path(path)
-    cells = np.ascontiguousarray(cells, dtype=np.uint8)
-    if cells.ndim != 3:
-        raise CheckpointError(f"checkpoint cells must be (B, H, W), got shape {cells.shape}")
+    cells = np.asarray(cells)
+    cells = np.ascontiguousarray(cells, dtype=cells.dtype if cells.dtype in FLOAT_DTYPES else np.uint8)
+    if cells.ndim not in (3, 4):
+        raise CheckpointError(f"checkpoint cells must be (B, H, W) or (B, C, H, W), got shape {cells.shape}")
     blob = np.frombuffer(json.dumps(manifest, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, cells=cells, manifest=blob)
@@ -148,6 +158,10 @@ def load(path: str | os.PathLike, *, max_cells: int | None = None) -> Checkpoint
     """
     path = Path(path)
     budget = resolve_max_cells(max_cells)
+    from .hashlife import checkpoint as macrocell  # HashLife runs checkpoint to Golly's .mc (no Numba needed)
+
+    if macrocell.is_macrocell(path) or macrocell.sniff(path):
+        return Checkpoint(*macrocell.load(path))
     try:
         cells, manifest = _read_npz(path, budget)
         return _checkpoint_from(cells, manifest)
@@ -164,7 +178,7 @@ def load(path: str | os.PathLike, *, max_cells: int | None = None) -> Checkpoint
 
 
 def _read_npz(path: Path, budget: int) -> tuple[np.ndarray, dict]:
-    """The ``(B, H, W)`` ``uint8`` cells and the manifest dict of the ``.npz`` at ``path``."""
+    """The ``(B, H, W)`` cells (``uint8``, or float32/float64) and the manifest dict of the ``.npz`` at ``path``."""
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
         if "cells.npy" not in names or "manifest.npy" not in names:
@@ -178,8 +192,9 @@ def _read_npz(path: Path, budget: int) -> tuple[np.ndarray, dict]:
         raise CheckpointError(f"manifest must be a JSON object, got {type(manifest).__name__}")
     if manifest.get("format") != FORMAT:
         raise CheckpointError(f"unknown checkpoint format {manifest.get('format')!r}")
-    if cells.ndim != 3:
-        raise CheckpointError(f"cells must be (B, H, W), got shape {cells.shape}")
+    if cells.ndim not in (3, 4):
+        raise CheckpointError(f"cells must be (B, H, W) (or (B, C, H, W) for a multi-channel rule), "
+                              f"got shape {cells.shape}")
     return _as_states(cells), manifest
 
 
@@ -191,8 +206,8 @@ def _read_member(archive: zipfile.ZipFile, name: str, budget: int) -> np.ndarray
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
         else:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        if dtype.hasobject or dtype.kind not in "uib":
-            raise CheckpointError(f"{name} holds {dtype}, not integers")
+        if dtype.hasobject or not (dtype.kind in "uib" or (dtype.kind == "f" and dtype.itemsize in (4, 8))):
+            raise CheckpointError(f"{name} holds {dtype}, not integers (or float32/float64 cells)")
         count = math.prod(shape)
         nbytes = count * dtype.itemsize
         if nbytes > budget:
@@ -211,7 +226,10 @@ def _read_member(archive: zipfile.ZipFile, name: str, budget: int) -> np.ndarray
 
 
 def _as_states(cells: np.ndarray) -> np.ndarray:
-    """``cells`` as C-contiguous ``uint8``; values outside 0..255 are refused, never wrapped."""
+    """``cells`` as C-contiguous ``uint8`` (float32/float64 kept: checked against the rule later);
+    integer values outside 0..255 are refused, never wrapped."""
+    if cells.dtype.kind == "f":  # float32/float64 (the header was checked), in native byte order
+        return np.ascontiguousarray(cells, dtype=cells.dtype.newbyteorder("="))
     if cells.dtype != np.uint8 and cells.size:
         low, high = int(cells.min()), int(cells.max())
         if low < 0 or high > 255:
@@ -239,19 +257,43 @@ def _checkpoint_from(cells: np.ndarray, manifest: dict) -> Checkpoint:
     kind, batched = manifest.get("kind", "grid"), manifest.get("batched", True)
     if kind not in ("grid", "pattern") or not isinstance(batched, bool):
         raise CheckpointError(f"manifest 'kind' {kind!r} / 'batched' {batched!r} are not grid/pattern and a bool")
+    _check_values(cells, rule)
+    channels = rule.state_space.channels  # a multi-channel rule's cells are (B, C, H, W)
+    if cells.ndim != (3 if channels is None else 4) or (channels is not None and cells.shape[1] != channels):
+        want = "(B, H, W)" if channels is None else f"(B, {channels}, H, W)"
+        raise CheckpointError(f"rule {rule.canonical()!r} takes cells of shape {want}, got {cells.shape}")
+    if (kind == "pattern" or not batched) and cells.shape[0] != 1:
+        raise CheckpointError(f"a single {kind} needs cells of shape (1, H, W), got {cells.shape}")
+    if kind == "pattern" and channels is not None:
+        raise CheckpointError(f"a pattern holds one (H, W) plane, not the channels of rule {rule.canonical()!r}")
+    if kind == "pattern":
+        return Checkpoint(_pattern_from(cells[0], manifest, rule, topology, generation), rule, topology, generation,
+                          manifest)
+    if not topology.bounded or topology.shape != cells.shape[-2:]:
+        raise CheckpointError(f"cells of shape {cells.shape} do not fit topology {topology}")
+    state = cells if batched else cells[0]
+    return Checkpoint(state=state, rule=rule, topology=topology, generation=generation, manifest=manifest)
+
+
+def _check_values(cells: np.ndarray, rule: Rule) -> None:
+    """Discrete rules take integer states below ``n_states``; continuous ones finite floats in their range."""
+    space = rule.state_space
+    if not space.discrete:
+        if cells.dtype not in FLOAT_DTYPES:
+            raise CheckpointError(f"rule {rule.canonical()!r} is continuous, but the cells hold {cells.dtype} states, "
+                                  "not float32/float64 values")
+        bad = ~((cells >= space.low) & (cells <= space.high))  # NaN fails both comparisons
+        if bad.any():
+            where = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), cells.shape))
+            raise CheckpointError(f"cell {where} holds {float(cells[where])!r}, outside the range "
+                                  f"[{space.low}, {space.high}] of rule {rule.canonical()!r}")
+        return
+    if cells.dtype in FLOAT_DTYPES:
+        raise CheckpointError(f"cells hold {cells.dtype} values, but rule {rule.canonical()!r} has discrete states")
     if cells.size and int(cells.max()) >= rule.n_states:
         raise CheckpointError(
             f"cells hold state {int(cells.max())}, not a state of rule {rule.canonical()!r} ({rule.n_states} states)"
         )
-    if (kind == "pattern" or not batched) and cells.shape[0] != 1:
-        raise CheckpointError(f"a single {kind} needs cells of shape (1, H, W), got {cells.shape}")
-    if kind == "pattern":
-        return Checkpoint(_pattern_from(cells[0], manifest, rule, topology, generation), rule, topology, generation,
-                          manifest)
-    if not topology.bounded or topology.shape != cells.shape[1:]:
-        raise CheckpointError(f"cells of shape {cells.shape} do not fit topology {topology}")
-    state = cells if batched else cells[0]
-    return Checkpoint(state=state, rule=rule, topology=topology, generation=generation, manifest=manifest)
 
 
 def _pattern_from(cells: np.ndarray, manifest: dict, rule: Rule, topology: Topology, generation: int) -> Pattern:

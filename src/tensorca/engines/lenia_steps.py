@@ -9,9 +9,15 @@ never a wrapped one, so the result is exact.
 
 - NumPy (``numpy_step``): float64 arithmetic whatever the input; the result has the input's dtype.
 - torch (``torch_build``): the input's float dtype (float32 or float64; other dtypes run in
-  float32), the kernel's ``rfft2`` cached per padded shape (both dtypes) on the step's device;
+  float32), the kernel's ``rfft2`` cached per padded shape (both dtypes) on the step's device (the
+  engine keeps one step per device, and with ``compile=True`` one per grid shape);
   tensor operations only (no host synchronisation, nothing in place on the input), so autograd flows
-  through any number of steps.
+  through any number of steps. The potential comes out of the inverse FFT already as the growth
+  function's unit-width argument ``(U - m) / (c s)`` (the scale folded into the kernel's transform,
+  the centre into its zero frequency). When the grid does not require grad, the growth and clip then
+  run in place on the step's own temporaries (one new tensor for them instead of eight): on a 512^2
+  torus the FFTs are most of a step (MKL's ``irfft2`` about twice ``rfft2``), see
+  ``benchmarks/bench_lenia.py``.
 """
 
 from __future__ import annotations
@@ -81,6 +87,37 @@ def growth_bump(gn: int, potential: Any, m: Any, s: Any) -> Any:
     return torch.exp(d2 / (-2 * s * s))
 
 
+#: Growth ``gn``'s width unit: the potential is read as ``x = (U - m) / (c s)`` with ``c`` this, so the bump
+#: is ``max(0, 1 - x^2)^4`` (gn 1), ``exp(-x^2)`` (gn 2) or ``|x| <= 1`` (gn 3).
+_WIDTH_UNIT = {1: 3.0, 2: 2.0**0.5, 3: 1.0}
+
+
+def _scaled_bump(gn: int, x: Any) -> Any:
+    """``(G + 1) / 2`` of the scaled potential ``x = (U - m) / (c s)``, out of place (autograd-safe)."""
+    import torch
+
+    if gn == 3:
+        return (x.abs() <= 1).to(x.dtype)
+    if gn == 1:
+        return torch.clamp(1 - x.square(), min=0).square().square()
+    return torch.exp(-x.square())
+
+
+def _fast_update(gn: int, grid: Any, x: Any, T: float) -> Any:
+    """``clip(A + G/T, 0, 1)`` for ``gn`` 1 or 2 from ``x = (U - m) / (c s)``, this step's own scratch tensor,
+    overwritten: six or seven passes and one new tensor where the out-of-place chain makes eight of each (a
+    fresh tensor's allocation and first touch cost as much as the arithmetic). Not differentiable."""
+    import torch
+
+    if gn == 1:
+        # sqrt(bump) = (1 - min(x^2, 1))^2 = (min(x^2, 1) - 1)^2, and min(x^2, 1) = clip(x, -1, 1)^2
+        x.clamp_(-1.0, 1.0).square_().sub_(1.0).square_()
+        out = torch.addcmul(grid, x, x, value=2 / T)  # A + (2/T) bump
+    else:
+        out = torch.add(grid, x.square_().neg_().exp_(), alpha=2 / T)
+    return out.sub_(1 / T).clamp_(0.0, 1.0)
+
+
 def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     """``step(cells) -> cells`` for ``(B, H, W)`` float tensors on ``device`` (see the module docstring)."""
     import torch
@@ -89,10 +126,17 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
 
     perceive: KernelFFT = spec.perceive  # type: ignore[assignment]
     update: GrowthUpdate = spec.update  # type: ignore[assignment]
-    radius = perceive.R
+    radius, gn, T = perceive.R, update.gn, update.T
+    # The kernel's transform carries 1 / (c s), and m / (c s) comes off the product's zero frequency
+    # (a constant is all zero frequency: c * H * W there), so the inverse FFT yields x = (U - m) / (c s)
+    # itself and the growth functions read a unit-width bump: two passes over the grid fewer.
+    scale = 1.0 / (_WIDTH_UNIT[gn] * update.s)
+    centre = update.m * scale
     padding = None if simple_torus(topology) else K.padding(topology, radius, device)
     # The engine caches this step per rule and *kind* of topology (a torus of any size), so the
-    # kernel's transform is built lazily per padded shape (both dtypes at once) and kept here.
+    # kernel's transform is built lazily per padded shape (both dtypes at once) and kept here. A
+    # compiled step cannot build one (NumPy inside a trace): the engine keeps compiled steps per
+    # grid shape, and the transform for this topology's shape is built below, before any trace.
     kernels: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
 
     def kernel_rfft(shape: tuple[int, int], dtype: torch.dtype) -> torch.Tensor:
@@ -100,7 +144,7 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
         if pair is None:
             if len(kernels) > 8:
                 kernels.clear()
-            k64 = torch.fft.rfft2(torch.from_numpy(kernel_on_grid(perceive, shape)).to(device))
+            k64 = torch.fft.rfft2(torch.from_numpy(kernel_on_grid(perceive, shape) * scale).to(device))
             pair = kernels[shape] = (k64, k64.to(torch.complex64))
         return pair[0] if dtype == torch.float64 else pair[1]
 
@@ -111,12 +155,17 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
         grid = cells if cells.dtype in (torch.float32, torch.float64) else cells.to(torch.float32)
         padded = grid if padding is None else K.pad(grid, radius, padding)
         shape = (int(padded.shape[-2]), int(padded.shape[-1]))
-        potential = torch.fft.irfft2(torch.fft.rfft2(padded) * kernel_rfft(shape, grid.dtype), s=shape)
+        # The transform is this step's own tensor: multiplied in place (autograd allows it: neither
+        # rfft2's backward nor the multiply's reads it), then the zero frequency shifted (see above).
+        spectrum = torch.fft.rfft2(padded).mul_(kernel_rfft(shape, grid.dtype))
+        spectrum[..., 0, 0] -= centre * shape[0] * shape[1]
+        x = torch.fft.irfft2(spectrum, s=shape)
         if padding is not None:
-            potential = potential[:, radius : radius + grid.shape[1], radius : radius + grid.shape[2]]
+            x = x[:, radius : radius + grid.shape[1], radius : radius + grid.shape[2]]
+        if gn != 3 and not (grid.requires_grad and torch.is_grad_enabled()):
+            return _fast_update(gn, grid, x, T)  # nothing to differentiate: x updated in place
         # A + G/T with G = 2 bump - 1, as one fused add: (A - 1/T) + (2/T) bump
-        bump = growth_bump(update.gn, potential, update.m, update.s)
-        return torch.clamp(torch.add(grid - 1 / update.T, bump, alpha=2 / update.T), 0.0, 1.0)
+        return torch.clamp(torch.add(grid - 1 / T, _scaled_bump(gn, x), alpha=2 / T), 0.0, 1.0)
 
     return step
 

@@ -166,11 +166,18 @@ def dumps(pattern: Pattern, format: str = "rle") -> str:
     ``"macrocell"``).
 
     The plaintext and Life formats hold two states only; a multi-state pattern raises
-    :class:`~tensorca.errors.PatternError` (use RLE).
+    :class:`~tensorca.errors.PatternError` (use RLE). No format holds float cells (Lenia): such a
+    pattern raises :class:`~tensorca.errors.PatternError` naming checkpoints and ``animals.json``.
     """
     fmt = normalize_format(format)
     if fmt not in _WRITERS:
         raise UsageError(f"tensorca reads {fmt} files but does not write them; use rle")
+    if pattern.continuous:  # no pattern format holds floats: refuse rather than round them to states
+        raise PatternError(
+            f"pattern files hold discrete states, but pattern {pattern.name or ''!r} has float cells (continuous "
+            f"rule {pattern.rule}); save it exactly as a checkpoint: tensorca.run(pattern, generations=0, "
+            "checkpoint='file.npz'), read back with tensorca.checkpoint.load or continued with tensorca.resume; "
+            "or in Chan's animals.json format (tensorca.lenia.save_animals, values in steps of 1/255)")
     return _WRITERS[fmt](pattern)
 
 

@@ -2,7 +2,8 @@
 
 ``creature("O2u")`` returns Orbium unicaudatus as a :class:`~tensorca.pattern.Pattern` (float cells
 in [0, 1], its :class:`~tensorca.rules.lenia.LeniaRule`); ``load_animals(path)`` reads a full
-``animals.json``. :mod:`.expanded`: multi-channel, multi-kernel Lenia on ``(B, C, H, W)``;
+``animals.json``. :mod:`.expanded`: multi-channel, multi-kernel Lenia, the rule value
+:class:`ExpandedLenia` that ``tensorca.run`` steps on ``(C, H, W)`` / ``(B, C, H, W)`` cells;
 :mod:`.module`: a ``torch.nn.Module`` with learnable ``m``, ``s``, ``T`` (imports torch).
 The rule family itself lives in :mod:`tensorca.rules.lenia`, its kernels in
 :mod:`tensorca.engines.lenia_steps`.

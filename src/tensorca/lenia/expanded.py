@@ -1,4 +1,4 @@
-"""Multi-channel, multi-kernel Lenia (Chan's "expanded" Lenia, ``LeniaNDKC.py``): NumPy and torch steps.
+"""Multi-channel, multi-kernel Lenia (Chan's "expanded" Lenia, ``LeniaNDKC.py``) as a rule family.
 
 A world has ``C`` channels and kernels ``k = 0..K-1``, each reading a ``source`` channel and writing
 a ``target`` channel with its own relative radius ``r``, shells ``b``, growth ``m``, ``s`` and weight
@@ -8,23 +8,46 @@ mod 1)`` for ``D < r`` (normalised to sum 1), and one generation is, per channel
     A_c <- clip(A_c + sum_{k: target=c} dt h_k G_k(K_k * A_source(k)) / sum_{k: target=c} h_k, 0, 1)
 
 (a channel no kernel writes keeps its values). ``R``, ``T`` and the growth function ``gn`` are shared,
-as in Chan's code (his kernel 0 carries them). States are ``(B, C, H, W)`` floats on a torus; this
-module runs outside :func:`tensorca.run`, whose engines take ``(B, H, W)`` grids.
+as in Chan's code (his kernel 0 carries them).
+
+:class:`ExpandedLenia` is a rule value: ``tensorca.run(cells, world, n)`` runs ``(C, H, W)`` or
+``(B, C, H, W)`` float cells on the NumPy reference (float64) and the torch engine (the input's
+float dtype, autograd kept), on every bounded topology (a torus wraps; other kinds pad by the
+largest kernel's reach, as plain Lenia does). Its rule string, which ``parse_rule`` reads back::
+
+    ExpandedLenia(R=10,T=10,C=2,gn=1;c=0>1,b=[1,1/2],m=0.2,s=0.03,h=1,r=0.8,kn=1;c=1>0,b=[1],m=0.15,s=0.02)
+
+(world fields, then one ``;``-separated group per kernel: ``c=source>target``, ``b``, ``m``, ``s``
+and optionally ``h`` (1), ``r`` (1), ``kn`` (1)). The notation is known once this module is
+imported (``import tensorca.lenia``; checkpoints import it).
 """
 
 from __future__ import annotations
 
 import functools
+import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ..errors import UsageError
-from ..rules.lenia import GrowthUpdate, growth, kernel_shell
+from ..engines.steps import register_step
+from ..errors import RuleError, UsageError
+from ..rules._errors import fail
+from ..rules.base import Rule
+from ..rules.lenia import MAX_RADIUS, GrowthUpdate, _float, _int, _number, _peaks, growth, kernel_shell
+from ..rules.spec import register_notation
+from ..rules.stepspec import StateSpace, StepSpec
+from ..topology import Topology
 
-__all__ = ["ExpandedLenia", "Kernel", "numpy_step", "torch_step"]
+__all__ = ["ExpandedLenia", "Kernel", "numpy_step", "parse_expanded", "torch_step"]
+
+#: Most channels and kernels a world may have.
+MAX_CHANNELS = 64
+MAX_KERNELS = 256
+KINDS = ("kernel_fft_channels", "growth_channels")
 
 
 @dataclass(frozen=True)
@@ -42,8 +65,41 @@ class Kernel:
 
 
 @dataclass(frozen=True)
-class ExpandedLenia:
+class ChannelKernels:
+    """Perceive ``K_k * A_source(k)`` for every kernel of ``world`` (kind ``kernel_fft_channels``).
+
+    ``planes``: the ``(H, W)`` float planes one generation transforms per grid (channels + kernels),
+    what memory planning counts."""
+
+    world: ExpandedLenia
+    kind: Literal["kernel_fft_channels"] = "kernel_fft_channels"
+
+    @property
+    def planes(self) -> int:
+        return self.world.channels + len(self.world.kernels)
+
+
+@dataclass(frozen=True)
+class ChannelGrowth:
+    """Update every channel by the ``h``-weighted mean growth of the kernels that write it."""
+
+    T: float
+    gn: int
+    kind: Literal["growth_channels"] = "growth_channels"
+
+
+def _fraction(value: float) -> str:
+    """``1``, ``1/3``: a shell peak as Chan writes it, read back as the same float."""
+    near = Fraction(value).limit_denominator(1000)
+    return str(near) if float(near) == value else repr(float(value))
+
+
+@dataclass(frozen=True)
+class ExpandedLenia(Rule):
     """An expanded Lenia world: radius ``R`` (cells), ``T``, growth function ``gn``, ``channels``, ``kernels``."""
+
+    family: ClassVar[str] = "lenia-expanded"
+    n_states: ClassVar[int] = 0  # continuous: no discrete states
 
     R: int
     T: float
@@ -52,14 +108,19 @@ class ExpandedLenia:
     gn: int = 1
 
     def __post_init__(self) -> None:
-        if self.R < 1 or self.T <= 0 or self.channels < 1 or not self.kernels or self.gn not in (1, 2, 3):
+        if not (1 <= self.R <= MAX_RADIUS and self.T > 0 and 1 <= self.channels <= MAX_CHANNELS
+                and 1 <= len(self.kernels) <= MAX_KERNELS and self.gn in (1, 2, 3)):
             raise UsageError(f"bad expanded Lenia world: R={self.R}, T={self.T}, channels={self.channels}, "
                              f"{len(self.kernels)} kernels, gn={self.gn}")
         for i, k in enumerate(self.kernels):
             if not (0 <= k.source < self.channels and 0 <= k.target < self.channels):
                 raise UsageError(f"kernel {i} joins channels {k.source} -> {k.target}; the world has {self.channels}")
-            if k.s <= 0 or k.h < 0 or not 0 < k.r <= 1 or k.kn not in (1, 2, 3, 4) or not k.b:
+            if (k.s <= 0 or k.h < 0 or k.m < 0 or not 0 < k.r <= 1 or k.kn not in (1, 2, 3, 4) or not k.b
+                    or min(k.b) < 0 or not any(k.b)):
                 raise UsageError(f"kernel {i} has bad parameters: {k}")
+            if not self._window(i).any():
+                raise UsageError(f"kernel {i} has no weight on any cell (R * r = {self.R * k.r:g}); "
+                                 "use a larger R or r")
 
     @classmethod
     def from_chan(cls, params: list[dict[str, Any]], channels: int | None = None) -> ExpandedLenia:
@@ -77,12 +138,46 @@ class ExpandedLenia:
         count = channels if channels is not None else 1 + max(max(k.source, k.target) for k in kernels)
         return cls(int(first["R"]), float(first["T"]), count, tuple(kernels), int(first.get("gn", 1)))
 
+    # -- the rule protocol ----------------------------------------------------------------------
+
+    def canonical(self) -> str:
+        head = f"R={self.R},T={_number(self.T)},C={self.channels},gn={self.gn}"
+        groups = [f"c={k.source}>{k.target},b=[{','.join(_fraction(b) for b in k.b)}],m={_number(k.m)},"
+                  f"s={_number(k.s)},h={_number(k.h)},r={_number(k.r)},kn={k.kn}" for k in self.kernels]
+        return f"ExpandedLenia({';'.join([head, *groups])})"
+
+    def _compile(self) -> StepSpec:
+        return StepSpec(
+            perceive=ChannelKernels(self),  # type: ignore[arg-type]
+            update=ChannelGrowth(float(self.T), self.gn),  # type: ignore[arg-type]
+            reach=max(self.reach_of(i) for i in range(len(self.kernels))),
+            state_space=StateSpace("continuous", None, 0.0, 1.0, channels=self.channels),
+            births_from_nothing=bool((self.growth_at_zero() > 0).any()),
+        )
+
+    def growth_at_zero(self) -> np.ndarray:
+        """``(C,)``: each channel's change per generation in an empty world (positive: births from nothing)."""
+        change = np.zeros(self.channels)
+        for i, k in enumerate(self.kernels):
+            change[k.target] += k.h * float(growth(self.growth_update(i), np.zeros(())))
+        return change * _channel_scale(self)
+
+    # -- kernels ------------------------------------------------------------------------------
+
+    def reach_of(self, index: int) -> int:
+        """Cells kernel ``index`` reaches: ``ceil(R r)``."""
+        return int(math.ceil(self.R * self.kernels[index].r))
+
+    def _window(self, index: int) -> np.ndarray:
+        """``(2q+1, 2q+1)`` unnormalised kernel ``index`` centred on ``[q, q]``, ``q`` its reach."""
+        k, reach = self.kernels[index], self.reach_of(index)
+        dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
+        return kernel_shell(np.sqrt(dy**2 + dx**2) / (self.R * k.r), k.b, k.kn)
+
     def kernel_grid(self, index: int, shape: tuple[int, int]) -> np.ndarray:
         """``(H, W)`` float64 kernel ``index`` embedded in an ``(H, W)`` torus (offset (dy, dx) at [dy % H, dx % W])."""
-        k = self.kernels[index]
-        reach = int(np.ceil(self.R * k.r))
-        dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
-        window = kernel_shell(np.sqrt(dy**2 + dx**2) / (self.R * k.r), k.b, k.kn)
+        reach = self.reach_of(index)
+        window = self._window(index)
         grid = np.zeros(shape)
         rows, cols = np.arange(-reach, reach + 1) % shape[0], np.arange(-reach, reach + 1) % shape[1]
         np.add.at(grid, (rows[:, None], cols[None, :]), window / window.sum())
@@ -98,6 +193,104 @@ class ExpandedLenia:
         for k in self.kernels:
             total[k.target] += k.h
         return total
+
+
+# -- the rule string ---------------------------------------------------------------------------------
+
+_PREFIX = "expandedlenia("
+_KEY = re.compile(r"\s*([A-Za-z]+)\s*=\s*", re.ASCII)
+_ARROW = re.compile(r"\s*([0-9]{1,3})\s*>\s*([0-9]{1,3})\s*", re.ASCII)
+
+
+def matches_expanded(body: str) -> bool:
+    """True for ``ExpandedLenia(...)`` (any case)."""
+    return body[: len(_PREFIX)].lower() == _PREFIX
+
+
+def _fields(text: str, start: int, end: int, keys: tuple[str, ...]) -> dict[str, tuple[int, int, int]]:
+    """``key -> (key position, value start, value end)`` of the ``key=value`` list in ``text[start:end]``
+    (commas inside ``[...]`` do not split)."""
+    found: dict[str, tuple[int, int, int]] = {}
+    pos = start
+    while pos < end:
+        match = _KEY.match(text, pos, end)
+        if match is None:
+            raise fail(f"expected key=value (keys {', '.join(keys)})", text, pos)
+        key, cur, depth = match.group(1), match.end(), 0
+        while cur < end and (text[cur] != "," or depth):
+            depth += {"[": 1, "]": -1}.get(text[cur], 0)
+            cur += 1
+        if key not in keys:
+            raise fail(f"unknown parameter {key!r} here (expected {', '.join(keys)})", text, match.start(1))
+        if key in found:
+            raise fail(f"parameter {key} given twice", text, match.start(1))
+        found[key] = (match.start(1), match.end(), cur)
+        pos = cur + 1
+        if cur < end and pos >= end:
+            raise fail("trailing comma", text, cur)
+    return found
+
+
+def _kernel(text: str, start: int, end: int, channels: int) -> Kernel:
+    fields = _fields(text, start, end, ("c", "b", "m", "s", "h", "r", "kn"))
+    missing = [key for key in ("c", "b", "m", "s") if key not in fields]
+    if missing:
+        raise fail(f"a kernel needs c=source>target, b, m and s; this one lacks {', '.join(missing)}", text, start)
+    at, lo, hi = fields["c"]
+    arrow = _ARROW.fullmatch(text, lo, hi)
+    if arrow is None:
+        raise fail("c must be source>target channels, like c=0>1", text, lo)
+    source, target = int(arrow.group(1)), int(arrow.group(2))
+    if max(source, target) >= channels:
+        raise fail(f"c={source}>{target} names a channel the world does not have (C={channels})", text, lo)
+    r = _float(text, *fields["r"][1:], "r") if "r" in fields else 1.0
+    if r > 1:
+        raise fail(f"r is relative to R and lies in (0, 1], got {r:g}", text, fields["r"][1])
+    return Kernel(
+        m=_float(text, *fields["m"][1:], "m", positive=False),
+        s=_float(text, *fields["s"][1:], "s"),
+        h=_float(text, *fields["h"][1:], "h", positive=False) if "h" in fields else 1.0,
+        r=r,
+        b=tuple(float(f) for f in _peaks(text, *fields["b"][1:])),
+        source=source,
+        target=target,
+        kn=_int(text, *fields["kn"][1:], "kn", range(1, 5)) if "kn" in fields else 1,
+    )
+
+
+def parse_expanded(text: str, start: int, end: int) -> ExpandedLenia:
+    """Parse ``ExpandedLenia(...)`` in ``text[start:end]`` (see the module docstring); RuleError with positions."""
+    if not text[start:end].endswith(")"):
+        raise fail("ExpandedLenia( has no closing ')'", text, end - 1)
+    inner, close = start + len(_PREFIX), end - 1
+    bounds, pos = [], inner
+    for i in range(inner, close + 1):
+        if i == close or text[i] == ";":
+            bounds.append((pos, i))
+            pos = i + 1
+    if len(bounds) < 2:
+        raise fail("ExpandedLenia needs the world's R, T, C, then one ';'-separated group per kernel", text, inner)
+    if len(bounds) - 1 > MAX_KERNELS:
+        raise fail(f"at most {MAX_KERNELS} kernels", text, bounds[MAX_KERNELS + 1][0])
+    head = _fields(text, *bounds[0], ("R", "T", "C", "gn"))
+    missing = [key for key in ("R", "T", "C") if key not in head]
+    if missing:
+        raise fail(f"ExpandedLenia lacks {', '.join(missing)}", text, bounds[0][0])
+    radius = _int(text, *head["R"][1:], "R", range(1, MAX_RADIUS + 1))
+    period = _float(text, *head["T"][1:], "T")
+    channels = _int(text, *head["C"][1:], "C", range(1, MAX_CHANNELS + 1))
+    gn = _int(text, *head["gn"][1:], "gn", range(1, 4)) if "gn" in head else 1
+    kernels = tuple(_kernel(text, lo, hi, channels) for lo, hi in bounds[1:])
+    try:
+        return ExpandedLenia(radius, period, channels, kernels, gn)
+    except UsageError as exc:  # a kernel with no weight on any cell
+        raise RuleError(str(exc), text, start) from None
+
+
+register_notation(matches_expanded, parse_expanded)
+
+
+# -- steps -----------------------------------------------------------------------------------------
 
 
 def _check(cells: Any, world: ExpandedLenia) -> None:
@@ -117,44 +310,127 @@ def _kernel_spectra(world: ExpandedLenia, shape: tuple[int, int]) -> np.ndarray:
     return np.fft.rfft2(np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))]))
 
 
-def numpy_step(cells: np.ndarray, world: ExpandedLenia) -> np.ndarray:
-    """One generation of ``(B, C, H, W)`` cells (float64 arithmetic, the input's float dtype out)."""
+def _padding(topology: Topology | None, world: ExpandedLenia) -> int:
+    """Cells to pad each side by: none on a plain torus (the kernels wrap with the grid), else the reach."""
+    return 0 if topology is None or (topology.kind == "torus" and topology.simple) else world.reach
+
+
+def numpy_step(cells: np.ndarray, world: ExpandedLenia, topology: Topology | None = None) -> np.ndarray:
+    """One generation of ``(B, C, H, W)`` cells (float64 arithmetic, the input's float dtype out) on
+    ``topology`` (None: the torus of the grid's shape)."""
+    from ..engines.numpy_reference import pad
+
     _check(cells, world)
     a = np.asarray(cells, dtype=np.float64)
-    shape = (int(a.shape[-2]), int(a.shape[-1]))
-    spectra = np.fft.rfft2(a)
+    batch, channels, height, width = a.shape
+    radius = _padding(topology, world)
+    padded = a
+    if radius:
+        flat = pad(a.reshape(batch * channels, height, width), radius, topology)  # type: ignore[arg-type]
+        padded = flat.reshape(batch, channels, *flat.shape[-2:])
+    shape = (int(padded.shape[-2]), int(padded.shape[-1]))
+    spectra = np.fft.rfft2(padded)
     kernels = _kernel_spectra(world, shape)
     change = np.zeros_like(a)
     for i, k in enumerate(world.kernels):
         potential = np.fft.irfft2(spectra[:, k.source] * kernels[i], s=shape)
+        potential = potential[:, radius : radius + height, radius : radius + width]
         change[:, k.target] += k.h * growth(world.growth_update(i), potential) / world.T
     out = np.clip(a + change * _channel_scale(world)[None, :, None, None], 0, 1)
     return out.astype(cells.dtype if np.issubdtype(cells.dtype, np.floating) else np.float64)
 
 
-def torch_step(cells: Any, world: ExpandedLenia, _cache: dict | None = None) -> Any:
-    """One generation of a ``(B, C, H, W)`` float tensor on its device (differentiable, no host sync).
+def _torch_tables(world: ExpandedLenia, shape: tuple[int, int], dtype: Any, device: Any) -> tuple:
+    """The kernels' transforms, the channel scale and the target indices, on ``device`` in ``dtype``."""
+    import torch
 
-    ``_cache`` (a dict kept by the caller) holds the kernels' transforms between calls.
-    """
+    kernels = np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))])
+    return (torch.fft.rfft2(torch.from_numpy(kernels).to(device, dtype)),
+            torch.from_numpy(_channel_scale(world)).to(device, dtype).view(1, -1, 1, 1),
+            torch.tensor([k.target for k in world.kernels], device=device))
+
+
+def _torch_generation(cells: Any, padded: Any, world: ExpandedLenia, tables: tuple, radius: int) -> Any:
+    """One generation from ``cells`` ``(B, C, H, W)`` and the same padded by ``radius`` (tensor ops only)."""
     import torch
 
     from ..engines.lenia_steps import growth_of
 
-    _check(cells, world)
-    shape = (int(cells.shape[-2]), int(cells.shape[-1]))
-    cache = _cache if _cache is not None else {}
-    key = (world, shape, cells.dtype, str(cells.device))
-    if key not in cache:  # moved to the device once: the loop below only launches tensor operations
-        kernels = np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))])
-        cache[key] = (torch.fft.rfft2(torch.from_numpy(kernels).to(cells.device, cells.dtype)),
-                      torch.from_numpy(_channel_scale(world)).to(cells.device, cells.dtype).view(1, -1, 1, 1),
-                      torch.tensor([k.target for k in world.kernels], device=cells.device))
-    kernel_rfft, scale, targets = cache[key]
+    kernel_rfft, scale, targets = tables
+    shape = (int(padded.shape[-2]), int(padded.shape[-1]))
+    height, width = int(cells.shape[-2]), int(cells.shape[-1])
     sources = [k.source for k in world.kernels]
-    potential = torch.fft.irfft2(torch.fft.rfft2(cells[:, sources]) * kernel_rfft, s=shape)  # (B, K, H, W)
+    potential = torch.fft.irfft2(torch.fft.rfft2(padded[:, sources]) * kernel_rfft, s=shape)  # (B, K, H', W')
+    if radius:
+        potential = potential[..., radius : radius + height, radius : radius + width]
     change = torch.zeros_like(cells)
     for i, k in enumerate(world.kernels):
         g = growth_of(world.gn, potential[:, i], k.m, k.s)
         change = change.index_add(1, targets[i : i + 1], (k.h / world.T * g)[:, None])
     return torch.clamp(cells + change * scale, 0.0, 1.0)
+
+
+def torch_step(cells: Any, world: ExpandedLenia, _cache: dict | None = None) -> Any:
+    """One generation of a ``(B, C, H, W)`` float tensor on its torus and device (differentiable, no host sync).
+
+    ``_cache`` (a dict kept by the caller) holds the kernels' transforms between calls.
+    """
+    _check(cells, world)
+    shape = (int(cells.shape[-2]), int(cells.shape[-1]))
+    cache = _cache if _cache is not None else {}
+    key = (world, shape, cells.dtype, str(cells.device))
+    if key not in cache:  # moved to the device once: the loop only launches tensor operations
+        cache[key] = _torch_tables(world, shape, cells.dtype, cells.device)
+    return _torch_generation(cells, cells, world, cache[key], 0)
+
+
+# -- the engines' kernels (tensorca.run) -------------------------------------------------------------
+
+
+def engine_numpy_step(cells: np.ndarray, spec: StepSpec, topology: Topology) -> np.ndarray:
+    """The NumPy reference's step for ``kernel_fft_channels``: ``(B, C, H, W)`` cells on ``topology``."""
+    return numpy_step(cells, spec.perceive.world, topology)  # type: ignore[union-attr]
+
+
+def engine_torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
+    """The torch engine's ``step(cells)`` for ``(B, C, H, W)`` float tensors on ``device`` and ``topology``.
+
+    The kernels' transforms are built here for the topology's (padded) shape in float32 and float64,
+    so the step (also when compiled) only launches tensor operations; another shape gets its own.
+    """
+    import torch
+
+    from ..engines import torch_kernels as K
+
+    world: ExpandedLenia = spec.perceive.world  # type: ignore[union-attr]
+    radius = _padding(topology, world)
+    padding = K.padding(topology, radius, device) if radius else None
+    tables: dict[tuple[tuple[int, int], Any], tuple] = {}
+
+    def tables_for(shape: tuple[int, int], dtype: Any) -> tuple:
+        found = tables.get((shape, dtype))
+        if found is None:
+            if len(tables) > 8:
+                tables.clear()
+            found = tables[(shape, dtype)] = _torch_tables(world, shape, dtype, device)
+        return found
+
+    height, width = topology.shape
+    for dtype in (torch.float32, torch.float64):
+        tables_for((height + 2 * radius, width + 2 * radius), dtype)
+
+    def step(cells: torch.Tensor) -> torch.Tensor:
+        grid = cells if cells.dtype in (torch.float32, torch.float64) else cells.to(torch.float32)
+        padded = grid
+        if padding is not None:
+            batch, channels, h, w = grid.shape
+            flat = K.pad(grid.reshape(batch * channels, h, w), radius, padding)
+            padded = flat.reshape(batch, channels, h + 2 * radius, w + 2 * radius)
+        shape = (int(padded.shape[-2]), int(padded.shape[-1]))
+        return _torch_generation(grid, padded, world, tables_for(shape, grid.dtype), radius)
+
+    return step
+
+
+register_step("numpy", KINDS, "tensorca.lenia.expanded:engine_numpy_step")
+register_step("torch", KINDS, "tensorca.lenia.expanded:engine_torch_build")

@@ -1,10 +1,14 @@
 """Cells to pictures: a palette per rule, state -> RGB, scaling, grid lines, and frame sequences.
 
 ``frame_stream(pattern, rule, gens, every)`` runs a pattern and yields its generations as ``(H, W)``
-state arrays on one fixed viewport (on the unbounded plane: the box that holds every frame), so an
+arrays on one fixed viewport (on the unbounded plane: the box that holds every frame), so an
 animation does not jump; only one frame is in memory at a time, so a run of any length renders in
 the memory of one frame. ``frames(...)`` is the same with every frame kept (``(F, H, W)``).
 ``to_rgb`` turns one frame into an ``(H*scale, W*scale, 3)`` uint8 image.
+
+Frames hold ``uint8`` states for discrete rules, coloured by :func:`palette`, and the run's float
+cells in ``[0, 1]`` for continuous rules (Lenia), coloured by a perceptual colormap
+(:mod:`.colormaps`, viridis); :func:`colours_for` picks the table.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import as_uint8_grid
+from ..arrays import as_cells
 from ..crop import bounding_box
 from ..engines.base import Engine
 from ..errors import GridError, UsageError
@@ -27,6 +31,7 @@ from ..rules.ruleloader import rule_colours
 from ..rules.spec import resolve
 from ..simulate import run
 from ..topology import Topology
+from .colormaps import colormap, float_index
 
 #: Dead cells, live cells, grid lines.
 BACKGROUND = (16, 16, 24)
@@ -54,17 +59,37 @@ def palette(n_states: int, rule: Rule | None = None) -> np.ndarray:
     return np.array(colours, dtype=np.uint8)
 
 
+def colours_for(n_states: int, rule: Rule | None = None, colormap_name: str = "viridis") -> np.ndarray:
+    """The colour table pictures of a run use: the rule's :func:`palette` for discrete states; for a
+    continuous rule (or ``n_states == 0``, no discrete states) the ``(255, 3)`` colormap ``colormap_name``."""
+    if n_states < 1 or (rule is not None and not rule.state_space.discrete):
+        return colormap(colormap_name)
+    return palette(max(n_states, 2), rule)
+
+
+def cell_index(cells: np.ndarray, rows: int) -> np.ndarray:
+    """Rows of a colour table of ``rows`` colours: states as they are (``uint8``), float cells in
+    ``[0, 1]`` scaled to ``0..rows-1`` (a colormap)."""
+    cells = np.asarray(cells)
+    return float_index(cells, rows) if cells.dtype.kind == "f" else cells.astype(np.uint8, copy=False)
+
+
 def to_rgb(cells: np.ndarray, colours: np.ndarray, scale: int = 1, grid: bool = False) -> np.ndarray:
-    """``(H, W)`` states -> ``(H*scale, W*scale, 3)`` uint8; ``grid`` draws cell borders (scale >= 4)."""
-    index = scale_cells(cells, scale, grid, len(colours))
+    """``(H, W)`` cells -> ``(H*scale, W*scale, 3)`` uint8; ``grid`` draws cell borders (scale >= 4).
+
+    Integer states index ``colours`` (a palette); float cells in ``[0, 1]`` read it as a colormap,
+    value ``v`` at row ``round(v * (len(colours) - 1))`` (:func:`colours_for` gives either table).
+    """
+    colours = np.asarray(colours, dtype=np.uint8)
+    index = scale_cells(cell_index(cells, len(colours)), scale, grid, len(colours))
     return np.vstack([colours, np.array([GRID], np.uint8)])[index]
 
 
 def scale_cells(cells: np.ndarray, scale: int = 1, grid: bool = False, grid_index: int = 255) -> np.ndarray:
-    """``(H, W)`` states -> ``(H*scale, W*scale)`` palette indices; grid lines get ``grid_index``."""
+    """``(H, W)`` colour indices -> ``(H*scale, W*scale)``; grid lines get ``grid_index``."""
     if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or scale < 1:
         raise UsageError(f"scale must be a positive integer, got {scale!r}")
-    cells = np.asarray(cells, dtype=np.uint8)
+    cells = np.asarray(cells, dtype=np.uint8 if grid_index <= 255 else np.uint16)
     out = np.repeat(np.repeat(cells, scale, axis=0), scale, axis=1)
     if grid and scale >= 4:
         out[::scale, :] = grid_index
@@ -74,14 +99,15 @@ def scale_cells(cells: np.ndarray, scale: int = 1, grid: bool = False, grid_inde
 
 @dataclass
 class Frames:
-    """A run as pictures, held in memory: ``cells`` ``(F, H, W)`` uint8 states, the generation of
-    each, the rule's number of states, and the population of every generation ``0..gens``."""
+    """A run as pictures, held in memory: ``cells`` ``(F, H, W)`` uint8 states (float cells for a
+    continuous rule), the generation of each, the rule's number of states (0 for a continuous rule),
+    and the population (for float cells the mass) of every generation ``0..gens``."""
 
     cells: np.ndarray
     generations: list[int]
     n_states: int
-    populations: list[int]
-    rule: Rule | None = None  # for palette(n_states, rule)
+    populations: list[int] | list[float]
+    rule: Rule | None = None  # for colours_for(n_states, rule)
 
     def __iter__(self) -> Iterator[np.ndarray]:
         return iter(self.cells)
@@ -90,7 +116,7 @@ class Frames:
         return len(self.cells)
 
     def last(self) -> np.ndarray:
-        """The last frame, ``(H, W)`` uint8."""
+        """The last frame, ``(H, W)``."""
         return self.cells[-1]
 
     @property
@@ -100,10 +126,11 @@ class Frames:
 
 
 class FrameStream:
-    """A run as pictures, made while they are written: one ``(H, W)`` uint8 frame in memory at a time.
+    """A run as pictures, made while they are written: one ``(H, W)`` frame in memory at a time
+    (``uint8`` states, or float cells for a continuous rule).
 
     ``generations`` (the generation of each frame), ``n_states``, ``populations`` (every generation
-    ``0..gens``) and ``shape`` ``(H, W)`` are known before the first frame: a first pass runs the
+    ``0..gens``; mass for float cells) and ``shape`` ``(H, W)`` are known before the first frame: a first pass runs the
     pattern once, keeping only populations and bounding boxes. Each iteration runs it again from
     the start, so the stream can be written to several files.
     """
@@ -112,7 +139,7 @@ class FrameStream:
                  topology: Topology | None = None) -> None:
         self._start = start
         self._rule = rule
-        self.rule = rule  # palette(n_states, rule) colours it as Golly would
+        self.rule = rule  # colours_for(n_states, rule): Golly's colours, or a colormap for floats
         self._topology = topology  # an array's, when not the torus of its shape
         self._every = every
         self._backend = backend
@@ -136,13 +163,13 @@ class FrameStream:
 
     def _picture(self, state: Any) -> np.ndarray:
         if not isinstance(state, Pattern):
-            return np.asarray(state, dtype=np.uint8)
+            return _as_frame(np.asarray(state))
         if self._viewport is None:
             return _place_bounded(state)
         return _place_in_viewport(state, self._viewport)
 
     def last(self) -> np.ndarray:
-        """The last frame, ``(H, W)`` uint8 (runs the pattern to the end, keeping one frame)."""
+        """The last frame, ``(H, W)`` (runs the pattern to the end, keeping one frame)."""
         return collections.deque(self, maxlen=1)[0]  # there is always generation 0
 
     def collect(self) -> Frames:
@@ -171,12 +198,13 @@ def frame_stream(pattern: Any, rule: str | Rule | None = None, gens: int = 100, 
     if arr.ndim != 2:
         raise GridError(f"render takes one (H, W) grid, got shape {arr.shape}")
     rule_value, topology = resolve(rule, shape=arr.shape)
-    return FrameStream(as_uint8_grid(arr), rule_value, int(gens), int(every), backend, topology)
+    cells = as_cells(arr, not rule_value.state_space.discrete, rule_value.canonical())
+    return FrameStream(cells, rule_value, int(gens), int(every), backend, topology)
 
 
 def frames(pattern: Any, rule: str | Rule | None = None, gens: int = 100, every: int = 1,
            backend: str | Engine = "numpy") -> Frames:
-    """:func:`frame_stream`, every frame in memory: ``(F, H, W)`` uint8. For long runs write the stream."""
+    """:func:`frame_stream`, every frame in memory: ``(F, H, W)``. For long runs write the stream."""
     return frame_stream(pattern, rule, gens, every, backend).collect()
 
 
@@ -191,16 +219,18 @@ def _grid_shape(state: Any) -> tuple[int, int]:
 
 
 def _survey(advance: Callable[..., Any], start: Any, gens: int, every: int) -> tuple[list[int], Viewport | None]:
-    """The population of every generation ``0..gens`` and, on the unbounded plane, the viewport."""
+    """The population (mass for float cells) of every generation ``0..gens`` and, on the unbounded
+    plane, the viewport."""
     unbounded = isinstance(start, Pattern) and not start.topology.bounded
-    populations = [int(np.count_nonzero(start.cells if isinstance(start, Pattern) else start))]
+    cells = np.asarray(start.cells if isinstance(start, Pattern) else start)
+    populations = [float(cells.sum(dtype=np.float64)) if cells.dtype.kind == "f" else int(np.count_nonzero(cells))]
     boxes = [start.bounding_box()] if unbounded else []
     current, done = start, 0
     while done < gens:
         k = min(every, gens - done)
         observer = Population(every=1)
         current = advance(current, k, observer)
-        populations.extend(int(v) for v in observer.values[1:, 0])
+        populations.extend(observer.values[1:, 0].tolist())  # int counts, or float64 mass
         done += k
         if unbounded and done % every == 0:
             boxes.append(current.bounding_box())
@@ -220,9 +250,14 @@ def _viewport(boxes: list[tuple[int, int, int, int] | None], border: int = 1) ->
     return (x0, y0, y1 - y0, x1 - x0)
 
 
+def _as_frame(cells: np.ndarray) -> np.ndarray:
+    """A frame as pictures take it: float cells as they are, states as ``uint8``."""
+    return cells if cells.dtype.kind == "f" else cells.astype(np.uint8, copy=False)
+
+
 def _place_bounded(p: Pattern) -> np.ndarray:
     height, width = p.topology.shape
-    out = np.zeros((height, width), dtype=np.uint8)
+    out = np.zeros((height, width), dtype=_as_frame(p.cells).dtype)
     h, w = min(p.cells.shape[0], height), min(p.cells.shape[1], width)
     out[:h, :w] = p.cells[:h, :w]
     return out
@@ -231,7 +266,7 @@ def _place_bounded(p: Pattern) -> np.ndarray:
 def _place_in_viewport(p: Pattern, viewport: Viewport) -> np.ndarray:
     """``p``'s live cells drawn on the ``(H, W)`` frame whose top-left cell is ``(x0, y0)``."""
     x0, y0, height, width = viewport
-    out = np.zeros((height, width), dtype=np.uint8)
+    out = np.zeros((height, width), dtype=_as_frame(p.cells).dtype)
     box = bounding_box(p.cells)
     if box is not None:
         top, bottom, left, right = box

@@ -14,14 +14,15 @@ import numpy as np
 from ..engines.base import Engine
 from ..errors import MissingDependencyError, UsageError
 from ..rules.base import Rule
-from .frames import GRID, FrameStream, frame_stream, palette, scale_cells
+from .frames import GRID, FrameStream, cell_index, colours_for, frame_stream, scale_cells
 from .gif_stream import save_gif
 
 GRID_INDEX = 255
 
 
 class Run(Protocol):
-    """What the writers draw: frames to iterate (``(H, W)`` uint8 states) and the rule's state count.
+    """What the writers draw: frames to iterate (``(H, W)`` uint8 states, or float cells in ``[0, 1]``)
+    and the rule's state count (0 for a continuous rule: a colormap colours the floats).
 
     :class:`~tensorca.render.frames.Frames` (in memory) and :class:`~tensorca.render.frames.FrameStream`
     (made one at a time) both are.
@@ -43,7 +44,7 @@ def _pil():
 
 def _image(cells: np.ndarray, colours: np.ndarray, scale: int, grid: bool):
     Image = _pil()
-    index = scale_cells(cells, scale, grid, GRID_INDEX)
+    index = scale_cells(cell_index(cells, len(colours)), scale, grid, GRID_INDEX)
     pixels = np.ascontiguousarray(index, dtype=np.uint8).tobytes()
     image = Image.frombytes("P", (index.shape[1], index.shape[0]), pixels)
     flat = np.zeros((256, 3), dtype=np.uint8)
@@ -66,14 +67,17 @@ def write_gif(path: str, run: Run, scale: int = 4, duration: int = 100, grid: bo
     single frame.
     """
     _check_duration(duration)
-    colours = palette(max(run.n_states, 2), getattr(run, "rule", None))  # @COLORS / Golly defaults
+    colours = colours_for(run.n_states, getattr(run, "rule", None))  # @COLORS / Golly defaults / colormap
     images: Iterable[Any] = (_image(c, colours, scale, grid) for c in run)
     return save_gif(path, images, int(duration))
 
 
-def write_png(path: str, cells: np.ndarray, n_states: int = 2, scale: int = 4, grid: bool = False) -> None:
-    """Write one ``(H, W)`` grid of states as a PNG."""
-    _image(cells, palette(max(n_states, 2)), scale, grid).convert("RGB").save(path, format="PNG")
+def write_png(path: str, cells: np.ndarray, n_states: int = 2, scale: int = 4, grid: bool = False,
+              rule: Rule | None = None) -> None:
+    """Write one ``(H, W)`` grid as a PNG: states in the rule's palette, float cells in ``[0, 1]`` in a colormap."""
+    cells = np.asarray(cells)
+    colours = colours_for(0 if cells.dtype.kind == "f" else n_states, rule)
+    _image(cells, colours, scale, grid).convert("RGB").save(path, format="PNG")
 
 
 def gif(path: str, pattern: Any, gens: int = 100, *, rule: str | Rule | None = None, every: int = 1,
@@ -92,5 +96,5 @@ def png(path: str, pattern: Any, gens: int = 0, *, rule: str | Rule | None = Non
         grid: bool = False, backend: str | Engine = "numpy") -> FrameStream:
     """Run ``pattern`` for ``gens`` generations and write the last one as a PNG at ``path``."""
     run = frame_stream(pattern, rule, gens, max(gens, 1), backend)
-    write_png(path, run.last(), run.n_states, scale, grid)
+    write_png(path, run.last(), run.n_states, scale, grid, run.rule)
     return run

@@ -13,7 +13,7 @@ import numpy as np
 from ..engines.base import Engine
 from ..errors import MissingDependencyError, UsageError
 from ..rules.base import Rule
-from .frames import BACKGROUND, FrameStream, frame_stream, palette, to_rgb
+from .frames import BACKGROUND, FrameStream, colours_for, frame_stream, to_rgb
 from .gif import Run
 
 BLOCK = 16
@@ -48,7 +48,7 @@ def write_mp4(path: str, run: Run, scale: int = 4, fps: float = 10.0, grid: bool
     """Write ``run``'s frames as an H.264 MP4 (yuv420p), one at a time; returns the padded ``(width, height)``."""
     imageio_ffmpeg = _ffmpeg()
     _check_fps(fps)
-    colours = palette(max(run.n_states, 2), getattr(run, "rule", None))  # @COLORS / Golly defaults
+    colours = colours_for(run.n_states, getattr(run, "rule", None))  # @COLORS / Golly defaults / colormap
     writer = None
     size = (0, 0)
     try:

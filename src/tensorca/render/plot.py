@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from ..errors import MissingDependencyError
 
 
-def write_population_plot(path: str, populations: Sequence[int], title: str = "population") -> None:
-    """Plot ``populations[g]`` against generation ``g`` and save it (PNG by the extension)."""
+def write_population_plot(path: str, populations: Sequence[float], title: str = "population") -> None:
+    """Plot ``populations[g]`` against generation ``g`` and save it (PNG by the extension); float
+    values (a continuous rule's mass) are labelled mass."""
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
@@ -22,7 +23,7 @@ def write_population_plot(path: str, populations: Sequence[int], title: str = "p
     ax = fig.subplots()
     ax.plot(range(len(populations)), list(populations), linewidth=1.2, color="#d9a400")
     ax.set_xlabel("generation")
-    ax.set_ylabel("population")
+    ax.set_ylabel("mass" if any(isinstance(v, float) for v in populations) else "population")
     ax.set_title(title)
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -50,12 +50,15 @@ UpdateKind = Literal["table", "intervals"]
 @dataclass(frozen=True)
 class StateSpace:
     """The values a cell may hold: ``discrete`` states ``0..n_states-1`` (``uint8``), or
-    ``continuous`` floats in ``[low, high]`` (room for Lenia and neural CA)."""
+    ``continuous`` floats in ``[low, high]`` (room for Lenia and neural CA). ``channels``: None for
+    one plane per grid (``(H, W)`` / ``(B, H, W)`` cells), else the size of the channel axis before
+    ``H, W`` (``(C, H, W)`` / ``(B, C, H, W)``, multi-channel Lenia)."""
 
     kind: Literal["discrete", "continuous"] = "discrete"
     n_states: int | None = 2
     low: float = 0.0
     high: float = 1.0
+    channels: int | None = None
 
     @property
     def discrete(self) -> bool:

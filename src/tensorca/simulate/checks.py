@@ -64,6 +64,26 @@ def backend_value(backend: Any) -> str | Engine:
     return backend
 
 
+def channel_count(rule: Rule) -> int | None:
+    """The channels of a multi-channel rule's cells (their axis before H, W), None for every other rule."""
+    return rule.state_space.channels
+
+
+def single_grid(grid: Any, rule: Rule) -> bool:
+    """True for one grid, False for a batch; :class:`GridError` for any other layout. A multi-channel
+    rule takes ``(C, H, W)`` or ``(B, C, H, W)`` cells, every other rule ``(H, W)`` or ``(B, H, W)``."""
+    dims = tuple(int(s) for s in grid.shape)
+    channels = channel_count(rule)
+    if channels is None:
+        if len(dims) not in (2, 3):
+            raise GridError(f"grid must be (H, W) or (B, H, W), got shape {dims}")
+        return len(dims) == 2
+    if len(dims) not in (3, 4) or dims[-3] != channels:
+        raise GridError(f"rule {rule.canonical()!r} has {channels} channels: cells must be ({channels}, H, W) or "
+                        f"(B, {channels}, H, W), got shape {dims}")
+    return len(dims) == 3
+
+
 def check_states(cells: Any, rule: Rule) -> None:
     """Raise :class:`GridError` if a cell holds a state the rule does not have (one read of the max);
     for a continuous rule, a value outside its range (or NaN)."""
