@@ -225,12 +225,13 @@ def bs_table(birth: frozenset[int], survival: frozenset[int]) -> bytes:
     return bytes(table)
 
 
-def why_not_bitpack(spec: StepSpec | Rule, topology: Topology) -> str | None:
+def why_not_bitpack(spec: StepSpec | Rule, topology: Topology, generations: bool = False) -> str | None:
     """``None`` when the bit-packed engines compute ``spec`` on ``topology`` exactly, else why not.
 
     ``spec`` is a rule's step spec (a rule is compiled here). The class is exact: any two-state
     ``index3x3``/``table`` spec (B/S on any neighbourhood, Hensel letters, MAP strings: the
-    kernels run a circuit of the 512-entry table itself), on a plain torus or a bounded plane.
+    kernels run a circuit of the 512-entry table itself), on a plain torus or a bounded plane;
+    with ``generations``, the same tables with decay states too (:mod:`.bitpack_generations`).
     """
     if not isinstance(spec, StepSpec):
         spec = spec.compile()
@@ -240,9 +241,10 @@ def why_not_bitpack(spec: StepSpec | Rule, topology: Topology) -> str | None:
         return f"topology {topology} is a shifted torus; bit-packed edges only wrap plainly or stay dead"
     update = spec.update
     if spec.kinds != ("index3x3", "table") or not isinstance(update, TableUpdate):
-        return (f"only two-state 3x3 table rules run bit-packed, not perceive "
+        which = "3x3 table rules (two-state or Generations)" if generations else "two-state 3x3 table rules"
+        return (f"only {which} run bit-packed, not perceive "
                 f"{spec.kinds[0]!r} with update {spec.kinds[1]!r}")
-    if spec.n_states != 2:
+    if spec.n_states != 2 and not (generations and spec.decay):
         return f"Generations rules ({spec.n_states} states) need more than one bit per cell"
     if len(update.table) != 512:
         return f"the rule's table has {len(update.table)} entries, not the 512 of a 3x3 window"
@@ -306,7 +308,8 @@ def kernel_cache_dir() -> Path:
 
 
 #: Generated-module name prefix of each bit-packed engine.
-PREFIXES = {"bitpack-cpu": "tensorca_bitpack_cpu", "bitpack-gpu": "tensorca_bitpack_gpu"}
+PREFIXES = {"bitpack-cpu": "tensorca_bitpack_cpu", "bitpack-gpu": "tensorca_bitpack_gpu",
+            "bitpack-lanes": "tensorca_bitpack_lanes"}
 #: Rule-specific kernel modules one process loads for ``bitpack-cpu``; later rules share the generic
 #: module (:data:`GENERIC`). Numba never frees compiled code (LLVM MCJIT: numba issues 5976, 7831),
 #: so dropping a module would not return its ~6 MB; bounding how many are made does.
@@ -315,6 +318,8 @@ MAX_SPECIALISED = 32
 GENERIC = "generic"
 #: The key of the generic table kernels, which run a table's ROBDD given as data.
 GENERIC_TABLE = "generic-table"
+#: The key of the generic Generations kernels (ROBDD and state count as data).
+GENERIC_GENERATIONS = "generic-generations"
 
 #: ``(engine name, rule expression) -> module`` of every kernel module loaded in this process.
 _LOADED: dict[tuple[str, str], ModuleType] = {}
@@ -381,10 +386,19 @@ def kernel_expression(engine: str, birth: frozenset[int], survival: frozenset[in
 def _capped(engine: str, key: str, generic: str) -> str:
     """``key``, or ``generic`` when ``engine`` is ``bitpack-cpu`` and this process already holds
     :data:`MAX_SPECIALISED` rule-specific modules, not including ``key``'s."""
-    if engine != "bitpack-cpu" or (engine, key) in _LOADED:
+    if engine != "bitpack-cpu" or may_specialise(engine, key):
         return key
-    specialised = sum(1 for name, k in list(_LOADED) if name == engine and k not in (GENERIC, GENERIC_TABLE))
-    return key if specialised < MAX_SPECIALISED else generic
+    return generic
+
+
+def may_specialise(engine: str, key: str) -> bool:
+    """True when ``engine`` may load the rule-specific module ``key``: it is loaded already, or this
+    process holds fewer than :data:`MAX_SPECIALISED` of ``engine``'s rule-specific modules."""
+    if (engine, key) in _LOADED:
+        return True
+    generic = (GENERIC, GENERIC_TABLE, GENERIC_GENERATIONS)
+    specialised = sum(1 for name, k in list(_LOADED) if name == engine and k not in generic)
+    return specialised < MAX_SPECIALISED
 
 
 def planes_key(circuit) -> str:
@@ -442,9 +456,30 @@ def kernel_state(rule: Rule, engine_name: str) -> str:
     if engine_name not in PREFIXES:
         return "none"
     spec = rule.compile()
-    if why_not_bitpack(spec, Topology.plane(1, 1)) is not None:
+    if engine_name == "bitpack-cpu" and spec.decay:
+        from .bitpack_generations import module_key, why_not_generations
+
+        if why_not_generations(spec, Topology.plane(1, 1)) is not None:
+            return "none"
+        expression = module_key(spec)
+    elif why_not_bitpack(spec, Topology.plane(1, 1)) is not None:
         return "none"
-    expression = kernel_key(engine_name, rule_table(spec))
+    else:
+        expression = kernel_key(engine_name, rule_table(spec))
+        if engine_name == "bitpack-cpu":  # batches run the lane kernels: the readier of the two
+            from .bitpack_bdd import table_circuit
+
+            lanes = _module_state("bitpack-lanes", planes_key(table_circuit(rule_table(spec))))
+            return min(lanes, _module_state(engine_name, expression), key=_READINESS.index)
+    return _module_state(engine_name, expression)
+
+
+#: Kernel states, readiest first.
+_READINESS = ("loaded", "disk", "cold")
+
+
+def _module_state(engine_name: str, expression: str) -> str:
+    """``"loaded"``, ``"disk"`` or ``"cold"``: the generated module of ``expression`` for ``engine_name``."""
     if (engine_name, expression) in _LOADED:
         return "loaded"
     if engine_name == "bitpack-gpu":

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..cpu_load import torch_threads_capped
 from ..errors import EngineError, UsageError
 from ..rules.base import Rule
 from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
@@ -213,10 +214,25 @@ class TorchEngine(Engine):
     def devices(self) -> list[str]:
         return ["cpu", "cuda"] if cuda_available() else ["cpu"]
 
+    def bytes_needed(self, batch: int, shape: tuple[int, int], rule: Rule | None = None) -> int:
+        if rule is not None and rule.compile().perceive.kind.startswith("kernel_fft"):  # Lenia: the grid padded by R
+            shape = (shape[0] + 2 * rule.reach, shape[1] + 2 * rule.reach)
+        return super().bytes_needed(batch, shape, rule)
+
     def cell_bytes(self, rule: Rule | None = None) -> float:
         # uint8 input/alive/output, padded copy, int32 index or count, verdict; counted
         # neighbourhoods add int32 prefix sums; Generations adds the decay temporaries.
         spec = rule.compile() if rule is not None else None
+        if spec is not None and spec.perceive.kind == "kernel_fft_channels":  # multi-channel Lenia
+            # per channel and kernel, per padded cell: 25 B in float32, 52 in float64 measured (3 channels,
+            # 4 kernels, 2x512^2)
+            return 64.0 * spec.perceive.planes
+        if spec is not None and spec.perceive.kind == "kernel_fft":
+            # Lenia in the input's float dtype: input, rfft2, product, irfft2, growth temporaries, output,
+            # per cell of the grid padded by R (bytes_needed). Measured peaks on a 2x1024^2 torus: 48 B/cell
+            # in float32 (61 on a plane), 103 in float64; the dtype is not known here, so plan for float64.
+            # Autograd keeps every generation's temporaries alive: a run that requires grad needs more.
+            return 104.0
         if spec is not None and spec.perceive.kind != "index3x3":
             base = 22.0
         elif self.options.path == "conv":
@@ -247,7 +263,10 @@ class TorchEngine(Engine):
     def step_function(self, rule: Rule, topology: Topology, device: torch.device | str) -> Step:
         """The (cached, possibly compiled) one-generation function for ``rule`` on ``device``."""
         device = torch.device(device)
-        key = (rule, K.topology_kind(topology), str(device), self.options.path, self.options.compile)
+        # A compiled step is traced for one grid shape (Lenia's kernel transform is built per shape
+        # outside the trace), so compiled steps are kept per shape; eager ones serve every size.
+        shape = topology.shape if self.options.compile else None
+        key = (rule, K.topology_kind(topology), shape, str(device), self.options.path, self.options.compile)
         step = self._steps.get(key)
         if step is None:
             step = make_step(rule, topology, device, self.options.path)
@@ -261,15 +280,19 @@ class TorchEngine(Engine):
     def _check(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> None:
         if not isinstance(cells, torch.Tensor):
             raise EngineError(f"engine 'torch' takes a torch tensor, got {type(cells).__name__}")
-        discrete = rule.compile().state_space.discrete
-        if cells.ndim != 3 or (cells.dtype != torch.uint8 if discrete else not cells.dtype.is_floating_point):
+        space = rule.compile().state_space
+        discrete = space.discrete
+        channels = space.channels  # a multi-channel rule's cells are (B, C, H, W)
+        layout = "(B, H, W)" if channels is None else f"(B, {channels}, H, W)"
+        if (cells.ndim != (3 if channels is None else 4) or (channels is not None and cells.shape[1] != channels)
+                or (cells.dtype != torch.uint8 if discrete else not cells.dtype.is_floating_point)):
             want = "uint8" if discrete else "floating-point"
-            raise EngineError(f"engine 'torch' takes a (B, H, W) {want} tensor for rule {rule.canonical()!r}, "
+            raise EngineError(f"engine 'torch' takes a {layout} {want} tensor for rule {rule.canonical()!r}, "
                               f"got {tuple(cells.shape)} {cells.dtype}")
         if not self.supports(rule, topology):
             raise EngineError(self.why_unsupported(rule, topology))
-        if tuple(cells.shape[1:]) != topology.shape:
-            raise EngineError(f"grid shape {tuple(cells.shape[1:])} does not match topology {topology}")
+        if tuple(cells.shape[-2:]) != topology.shape:
+            raise EngineError(f"grid shape {tuple(cells.shape[-2:])} does not match topology {topology}")
         if generations < 0:
             raise UsageError(f"generations must be non-negative, got {generations}")
 
@@ -283,8 +306,13 @@ class TorchEngine(Engine):
         if self._use_graphs(cells):
             return self._advance_graphed(step, cells, rule, topology, generations)
         cells = cells.contiguous()
-        for _ in range(generations):
-            cells = step(cells)
+        if cells.device.type != "cpu":
+            for _ in range(generations):
+                cells = step(cells)
+            return cells
+        with torch_threads_capped(torch):  # OpenMP barriers stall on cores other processes hold
+            for _ in range(generations):
+                cells = step(cells)
         return cells
 
     def advance_observed(
