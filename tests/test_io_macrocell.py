@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tensorca.io as tio
-from tensorca.errors import PatternError
+from tensorca.errors import MemoryBudgetError, PatternError
 from tensorca.io.macrocell import grid_top_left, read_macrocell, write_macrocell
 from tensorca.pattern import Pattern
 from tensorca.rules import parse_spec
@@ -250,10 +251,19 @@ def test_huge_sparse_tree_is_refused_before_allocating():
         lines += [f"{k} {a} 0 0 0", f"{k} 0 0 0 {b}"]
         a, b = len(lines) - 2, len(lines) - 1  # line numbers minus the header = node numbers
     lines.append(f"40 {a} 0 0 {b}")
+    text = "\n".join(lines) + "\n"
     start = time.perf_counter()
     with pytest.raises(PatternError, match="exceeds the cell budget"):
-        tio.loads("\n".join(lines) + "\n")
+        tio.loads(text, max_cells=2**31)  # an explicit budget refuses the box at once
     assert time.perf_counter() - start < 1.0
+    if importlib.util.find_spec("numba") is None:
+        return
+    tree = tio.loads(text)  # without one, the tree loads as it is (a tree-backed pattern) ...
+    assert tree.tree_backed and tree.population == 2 and tree.bounding_box()[2] > 2**39
+    with pytest.raises(MemoryBudgetError, match=r"crop\(x, y, w, h\)"):
+        _ = tree.cells  # ... and its cells only within the dense budget
+    x, y = tree.origin
+    assert tree.crop(x, y, 2, 2).tolist() == [[1, 0], [0, 0]]
 
 
 def test_budget_applies_to_the_bounding_box():

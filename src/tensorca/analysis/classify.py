@@ -7,6 +7,11 @@ wrong answer. The first confirmed repeat of generation ``g`` at generation ``g +
 pattern is periodic from ``g`` on with period ``p``; the shift of the bounding box between the two
 says whether it moves (a spaceship) or not (a still life when ``p == 1``, else an oscillator).
 
+Past :data:`~tensorca.analysis.long_period.DENSE_GENS` generations (when ``max_gens`` asks for
+more and HashLife runs the rule) the search continues on a HashLife tree, where a generation's
+fingerprint costs O(1) (:mod:`tensorca.analysis.long_period`): periods and displacements of
+thousands of generations are found without keeping thousands of arrays.
+
 A *gun* (a stationary core that emits spaceships forever, like the Gosper gun) never repeats as
 a whole. :func:`classify` also watches a fixed window around the starting pattern: when the window
 repeats with period ``p`` for three periods while the population grows by the same amount each
@@ -23,6 +28,7 @@ import numpy as np
 
 from ..crop import crop
 from ..rules.base import Rule
+from . import long_period
 from .apgcode import apgcode
 from .census import census_state
 from .evolve import State, Stepper, initial_state, key_of, same
@@ -120,9 +126,27 @@ def classify(pattern: Any, rule: str | Rule | None = None, max_gens: int = 1000)
         gun = _gun_check(stepper, state, gen, box, windows, window_cells)
         if gun is not None:
             return gun
+        if gen == long_period.DENSE_GENS < max_gens and long_period.available(rule_value):
+            return _classify_long(cells0, (ox, oy), rule_value, gen, max_gens)
         if gen < max_gens:
             state = stepper.step(state)
     return Classification("unresolved")
+
+
+def _classify_long(cells: np.ndarray, origin: tuple[int, int], rule: Rule, start: int,
+                   max_gens: int) -> Classification:
+    """Generations ``start..max_gens`` on a HashLife tree (see :mod:`tensorca.analysis.long_period`)."""
+    found = long_period.periodic(cells, origin, rule, start, max_gens)
+    if found is None:
+        return Classification("unresolved")
+    then, period, displacement, first = found
+    if first is None:
+        return Classification("dies", generation=then)
+    generation = long_period.earliest(first, then, period, displacement)
+    kind = periodic_kind(period, displacement)
+    drawn = long_period.phases(first, generation, period)
+    code = None if drawn is None else apgcode(drawn, kind, period)
+    return Classification(kind, period, displacement, generation, code)
 
 
 def _gun_check(stepper, state, gen, box, windows, window_cells) -> Classification | None:

@@ -30,7 +30,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     table.add_row("rule", f"{rule.canonical()} ({rule.family}, {rule.n_states} states)" if rule
                   else "not given (B3/S23 is used)")
     table.add_row("topology", str(pattern.topology))
-    table.add_row("size", f"{pattern.cells.shape[1]} x {pattern.cells.shape[0]} (W x H)")
+    height, width = pattern.shape  # a tree-backed pattern answers without materialising its cells
+    table.add_row("size", f"{width} x {height} (W x H)")
     table.add_row("population", str(pattern.population))
     table.add_row("origin", f"x={pattern.origin[0]} y={pattern.origin[1]}")
     table.add_row("generation", str(pattern.generation))

@@ -27,9 +27,17 @@ class EngineCost:
     gen_s: float = 30e-6
     cell_s: float = 2.5e-9
     row_s: float = 0.0  # per grid row per generation (bit-packed kernels: row setup, edge words)
+    # Two-state batches the engine runs one grid per bit lane (``(B, H, W) -> bool``, None: never): no row
+    # cost, ``lane_cell_s`` per cell and generation, the batch rounded up to whole words of grids.
+    lanes: Callable[[tuple[int, int, int]], bool] | None = None
+    lane_width: int = 64
+    lane_cell_s: float = 0.0
     compile_s: float = 0.0
     load_s: float = 0.0  # kernels compiled before (disk cache) but not yet loaded in this process
     import_s: float = 0.0
+    # Engines that run the unbounded plane as a quadtree (``EngineInfo.unbounded_native``): seconds
+    # per node result the run is estimated to compute (see ``costmodel.tree_work``).
+    node_s: float = 0.0
     transfer_Bps: float = 0.0  # 0: the engine runs on the host
     family_gen: dict = dataclasses.field(default_factory=dict)
     family_cell: dict = dataclasses.field(default_factory=dict)
@@ -65,6 +73,10 @@ class EngineInfo:
       compiled kernels exist (None: the engine compiles nothing).
     - ``imports``: the module whose presence in ``sys.modules`` means the import cost is paid.
     - ``auto``: ``auto`` and the soup search may pick it; ``preference``: lower wins ties.
+    - ``unbounded_native``: the engine runs the unbounded plane itself (HashLife's quadtree):
+      the simulator hands it whole patterns, never growing arrays, and ``auto`` prices it with
+      ``node_s`` (``costmodel.tree_work``) and considers it on the unbounded plane only. Its
+      ``advance`` on bounded grids is still exact (the engine contract), only not fast.
     """
 
     name: str
@@ -78,3 +90,4 @@ class EngineInfo:
     imports: str | None = None
     auto: bool = True
     preference: int = 50
+    unbounded_native: bool = False

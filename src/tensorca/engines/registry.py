@@ -129,6 +129,13 @@ def get_engine(name: str) -> Engine:
     return engine
 
 
+def unbounded_native(engine: Engine) -> bool:
+    """True when ``engine`` runs the unbounded plane itself (its registered ``EngineInfo``
+    says ``unbounded_native``); engines registered without facts do not."""
+    info = _INFOS.get(engine.name)
+    return bool(info is not None and info.unbounded_native and _LOADED.get(engine.name) is engine)
+
+
 def engine_names() -> list[str]:
     """Names of all registered engines (loaded or lazy), sorted."""
     return sorted(_INFOS)

@@ -7,19 +7,33 @@ pattern's regularity rather than its size. Populations and coordinates are exact
 >>> from tensorca.hashlife import Universe
 >>> u = Universe.from_cells(cells, "B3/S23", origin=(0, 0))   # doctest: +SKIP
 >>> u.step(10**9).population                                    # doctest: +SKIP
+
+The compiled parts need Numba (the ``[fast]`` extra): asking for them without it raises
+:class:`~tensorca.errors.MissingDependencyError` with the install command. The package itself
+imports without Numba, so :mod:`tensorca.hashlife.checkpoint` (macrocell checkpoints, written
+and read through :mod:`tensorca.io`) works everywhere.
 """
 
-try:  # numba is the optional [fast] extra: say how to get it instead of a bare ImportError
-    import numba  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised only without numba
-    from ..errors import MissingDependencyError
+from __future__ import annotations
 
-    raise MissingDependencyError(
-        "HashLife is compiled with Numba, which is not installed", package="numba",
-        install="pip install 'tensorca[fast]'",
-    ) from exc
-
-from .store import DEFAULT_MAX_BYTES  # noqa: E402  (after the dependency check)
-from .universe import DEFAULT_MAX_CELLS, HashLife, Universe  # noqa: E402
+from typing import Any
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_CELLS", "HashLife", "Universe"]
+
+
+def __getattr__(name: str) -> Any:
+    """The compiled API, imported on first use (after the Numba check)."""
+    if name not in __all__:
+        raise AttributeError(f"module 'tensorca.hashlife' has no attribute {name!r}")
+    try:  # numba is the optional [fast] extra: say how to get it instead of a bare ImportError
+        import numba  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - exercised only without numba
+        from ..errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "HashLife is compiled with Numba, which is not installed", package="numba",
+            install="pip install 'tensorca[fast]'",
+        ) from exc
+    from . import store, universe
+
+    return getattr(store if name == "DEFAULT_MAX_BYTES" else universe, name)

@@ -63,6 +63,16 @@ class NodeStore:
         self.S = allocate(min(2 * self.capacity, self.max_nodes), self.S[3], old=self.S)
         return True
 
+    def copy(self) -> NodeStore:
+        """An independent store with the same nodes (same indices), results and counters, sized
+        for what is used (twice the nodes, at least the initial capacity)."""
+        twin = object.__new__(NodeStore)
+        twin.max_bytes, twin.max_nodes = self.max_bytes, self.max_nodes
+        room = min(self.max_nodes, max(INITIAL_NODES, 2 * self.used))  # the nodes, room to grow: not a copy
+        twin.S = allocate(room, self.S[3], old=self.S)  # of a store that grew to the budget once
+        twin.frames = np.full((64, 16), -1, np.int32)
+        return twin
+
     def collect(self, roots: list[int], keep_results: bool) -> list[int]:
         """Garbage-collect all but ``roots`` (and, with ``keep_results``, the cached results of
         what survives); returns the roots' new indices."""

@@ -7,6 +7,7 @@ the generation and the population are Python ints (they pass 2**64 on breeders).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..errors import EngineError, GridError, MemoryBudgetError, PatternError, Us
 from ..rules.spec import resolve
 from .grid import build, extent, paint
 from .leaves import step_table
+from .picture import picture
 from .records import BAD_LEVEL, FULL, build_records, export_records
 from .step import centre, expand, is_padded, result
 from .store import DEFAULT_MAX_BYTES, NodeStore, check_budget
@@ -23,26 +25,48 @@ from .tree import EMPTY, MAX_LEVEL, ROOT, find_node, populations
 #: Default largest ``H * W`` :meth:`Universe.to_cells` materialises (a 2 GiB uint8 array, as
 #: the pattern readers' default cell budget).
 DEFAULT_MAX_CELLS = 2**31
+#: Largest power-of-two step taken at once: the tree must reach level ``j + 2`` (plus padding)
+#: within MAX_LEVEL, so ``2**j`` beyond this runs as several steps of ``2**MAX_STEP_LOG2``.
+MAX_STEP_LOG2 = MAX_LEVEL - 4
+#: Deepest root built straight from cells (leaf keys ``y * side + x`` stay within int64).
+MAX_BUILD_LEVEL = 34
+#: True once a universe has been stepped in this process: the compiled functions are loaded
+#: (the cost model's "loaded" kernel state).
+_STEPPED = False
+
+
+def why_not(rule: Any) -> str | None:
+    """None when HashLife runs ``rule`` (a rule value), else why not (naming the rule)."""
+    name = rule.canonical()
+    spec = rule.compile()
+    if spec.kinds != ("index3x3", "table") or spec.n_states != 2:
+        return (f"HashLife runs two-state rules on the 3x3 neighbourhood; {name!r} is "
+                f"{spec.kinds[0]}/{spec.kinds[1]} with {spec.n_states} states (use a dense backend)")
+    if spec.births_from_nothing:
+        return (f"HashLife cannot run B0 rule {name!r}: empty space is born at once and the "
+                f"unbounded plane fills (use a dense backend on a bounded grid)")
+    return None
+
+
+#: 4x4 step tables by the rule's 512-entry lookup table (shared by every HashLife: never written).
+_TABLES: dict[bytes, np.ndarray] = {}
 
 
 def _check_rule(rule: Any) -> tuple[Any, np.ndarray]:
     """The rule value and its 4x4 step table; :class:`EngineError` for rules HashLife cannot run."""
     value, topology = resolve(rule)
-    name = value.canonical()
     if topology is not None and topology.bounded:
-        raise EngineError(f"HashLife runs the unbounded plane only, not {name}:{topology.suffix()}")
-    spec = value.compile()
-    if spec.kinds != ("index3x3", "table") or spec.n_states != 2:
-        raise EngineError(
-            f"HashLife runs two-state rules on the 3x3 neighbourhood; {name!r} is "
-            f"{spec.kinds[0]}/{spec.kinds[1]} with {spec.n_states} states (use a dense backend)"
-        )
-    if spec.births_from_nothing:
-        raise EngineError(
-            f"HashLife cannot run B0 rule {name!r}: empty space is born at once and the "
-            f"unbounded plane fills (use a dense backend on a bounded grid)"
-        )
-    return value, step_table(spec.update.lookup())
+        raise EngineError(f"HashLife runs the unbounded plane only, not {value.canonical()}:{topology.suffix()}")
+    reason = why_not(value)
+    if reason is not None:
+        raise EngineError(reason)
+    lookup = np.ascontiguousarray(value.compile().update.lookup(), np.uint8)
+    key = lookup.tobytes()
+    if key not in _TABLES:  # ~8 ms of NumPy per rule: computed once
+        if len(_TABLES) >= 64:
+            _TABLES.clear()
+        _TABLES[key] = step_table(lookup)  # writable: Numba compiles read-only arrays as another type
+    return value, _TABLES[key]
 
 
 def _int(value: Any, name: str, minimum: int | None = 0) -> int:
@@ -75,7 +99,8 @@ class HashLife:
     ) -> Universe:
         """A universe from macrocell-style records (see :mod:`tensorca.hashlife.records`), the
         root's top-left corner at ``origin``; never materialises cells."""
-        u = Universe(self, np.zeros((0, 0), np.uint8), origin)
+        u = Universe(self, np.zeros((0, 0), np.uint8))
+        u._x, u._y = _int_origin(origin)
         u._load_records(levels, children, leaves)
         return u
 
@@ -110,8 +135,7 @@ class Universe:
         self.engine = engine
         self.generation = 0
         self._store = NodeStore(engine._t4, engine.max_bytes)
-        self._x, self._y = _int_origin(origin)
-        self._level, self._root = self._build(cells)
+        self._build(cells, _int_origin(origin))
 
     @classmethod
     def from_cells(
@@ -126,22 +150,76 @@ class Universe:
         """The rule value."""
         return self.engine.rule
 
-    def _build(self, cells: np.ndarray) -> tuple[int, int]:
-        """``(level, root)`` of the tree of ``cells`` placed at the root's corner (built from
-        the live cells only: a sparse 15000 x 60000 array costs its cells, not its area)."""
+    def _build(self, cells: np.ndarray, origin: tuple[int, int]) -> None:
+        """Make the tree of ``cells`` (``cells[0, 0]`` at ``origin``) the root, from the live cells
+        only (a sparse 15000 x 60000 array costs its cells, not its area), centred as Golly
+        centres its roots (see :func:`root_corner`), so that macrocell files map onto it node for
+        node. Far from the origin the tree is built on the smallest lattice node holding the
+        cells and climbs to a centred root through empty siblings."""
         ys, xs = _live_cells(cells)
-        side = max(16, *cells.shape)
-        level = max(4, (side - 1).bit_length())
+        ox, oy = origin
+        if ys.size == 0:
+            self._level, self._root = 4, int(self._store.S[2][EMPTY + 4])
+            self._x, self._y = root_corner(4)
+            return
+        x0, x1 = ox + int(xs.min()), ox + int(xs.max())
+        y0, y1 = oy + int(ys.min()), oy + int(ys.max())
+        level = 4
+        while not _holds(root_corner(level), level, x0, y0, x1, y1):
+            level += 1
+        if level <= MAX_BUILD_LEVEL:
+            rx, ry = root_corner(level)
+            root = self._grow_until(lambda: build(*self._store.S[:3], ys + (oy - ry), xs + (ox - rx), level), cells)
+            self._level, self._root, self._x, self._y = level, root, rx, ry
+            return
+        k = max(4, max(x1 - x0, y1 - y0).bit_length())  # lattice nodes of level k: at most 2 x 2 hold the cells
+        if k > MAX_BUILD_LEVEL:
+            raise MemoryBudgetError(f"HashLife builds patterns at most 2**{MAX_BUILD_LEVEL} cells wide from cells; "
+                                    f"this one spans x {x0}..{x1}, y {y0}..{y1}")
+        parts = {}
+        xa, yb = (xs + ox) >> k, (ys + oy - 1) >> k
+        for a in np.unique(xa).tolist():
+            for b in np.unique(yb[xa == a]).tolist():
+                keep = (xa == a) & (yb == b)
+                parts[(a, b)] = self._grow_until(lambda a=a, b=b, keep=keep: build(
+                    *self._store.S[:3], ys[keep] + (oy - (1 + (b << k))), xs[keep] + (ox - (a << k)), k), cells)
+        self._level, self._root = self._climb(parts, k)
+        self._x, self._y = root_corner(self._level)
+
+    def _grow_until(self, make: Callable[[], int], cells: np.ndarray) -> int:
+        """``make()``'s node, growing the store while it reports a full store (-1)."""
         while True:
-            root = int(build(*self._store.S[:3], ys, xs, level))
-            if root >= 0:
-                return level, root
+            node = int(make())
+            if node >= 0:
+                return node
             if not self._store.grow():
                 raise MemoryBudgetError(
                     f"HashLife cannot hold a {cells.shape[1]}x{cells.shape[0]} pattern of "
-                    f"{ys.size} cells in max_bytes={self._store.max_bytes}; raise max_bytes",
+                    f"{int(np.count_nonzero(cells))} cells in max_bytes={self._store.max_bytes}; raise max_bytes",
                     available=self._store.max_bytes,
                 )
+
+    def _climb(self, parts: dict[tuple[int, int], int], k: int) -> tuple[int, int]:
+        """``(level, root)``: level-``k`` nodes at lattice positions ``(a, b)`` (corner ``(a 2**k,
+        1 + b 2**k)``) joined level by level, empty elsewhere, up to a centred root."""
+        nodes, table, meta = self._store.S[:3]
+        while True:
+            if k + 1 >= MAX_LEVEL:
+                raise EngineError(f"HashLife pattern lies beyond a 2^{MAX_LEVEL} plane")
+            last = all(a in (-1, 0) and b in (-1, 0) for a, b in parts)  # the centred root's four children
+            e = int(meta[EMPTY + k])
+            grouped: dict[tuple[int, int], list[int]] = {}
+            for (a, b), node in parts.items():
+                kids = grouped.setdefault((0, 0) if last else (a >> 1, b >> 1), [e, e, e, e])
+                kids[2 * ((b + 1) if last else (b & 1)) + ((a + 1) if last else (a & 1))] = node
+            parts = {}
+            for key, kids in grouped.items():
+                parts[key] = int(find_node(nodes, table, meta, k + 1, *kids))
+                if parts[key] < 0:
+                    raise MemoryBudgetError(f"HashLife store full at max_bytes={self._store.max_bytes}")
+            k += 1
+            if last:
+                return k, parts[(0, 0)]
 
     def _load_records(self, levels: np.ndarray, children: np.ndarray, leaves: np.ndarray) -> None:
         """Replace the tree by the records' (root corner at the current origin)."""
@@ -165,13 +243,46 @@ class Universe:
                     else "a child that is not an earlier record one level down")
             raise PatternError(f"macrocell record {int(out[1]) + 1} has {what}")
         self._root, self._level = int(out[0]), int(levels[-1])
-        if self._level == 3:  # a lone leaf: the root is a level-4 node with it in the NW
+        if self._level == 3:  # a lone leaf: a level-4 root centred on it (its quadrants in four leaves)
             nodes, table, meta = self._store.S[:3]
-            e = int(meta[EMPTY + 3])
-            root = int(find_node(nodes, table, meta, 4, self._root, e, e, e))
+            w = [int(v) for v in nodes[self._root, :4]]
+            kids = [int(find_node(nodes, table, meta, 3, *(w[q] if i == 3 - q else 0 for i in range(4))))
+                    for q in range(4)]
+            root = int(find_node(nodes, table, meta, 4, *kids)) if min(kids) >= 0 else -1
             if root < 0:
                 raise MemoryBudgetError(f"HashLife store full at max_bytes={self._store.max_bytes}")
-            self._root, self._level = root, 4
+            self._root, self._level, self._x, self._y = root, 4, self._x - 4, self._y - 4
+        self._shrink()  # a file's root may be larger than its cells need: keep roots minimal
+
+    def snapshot(self) -> tuple[int, int, int, int]:
+        """``(root, level, x, y)``: the current tree, to :meth:`view` later. Valid while the store
+        runs no garbage collection (``stats()["gc_runs"]`` unchanged), which renumbers nodes."""
+        return self._root, self._level, self._x, self._y
+
+    def view(self, snapshot: tuple[int, int, int, int]) -> Universe:
+        """A read-only universe sharing this store at an earlier :meth:`snapshot` (for queries:
+        crop, bounding box, records, population; never step it)."""
+        twin = object.__new__(Universe)
+        twin.engine, twin.generation, twin._store = self.engine, -1, self._store
+        twin._root, twin._level, twin._x, twin._y = snapshot
+        return twin
+
+    @property
+    def aligned(self) -> bool:
+        """True when the root is centred as Golly centres it (:func:`root_corner`): every tree
+        built from cells or read from a macrocell file; one made from records elsewhere is not."""
+        return (self._x, self._y) == root_corner(self._level)
+
+    def same_cells(self, other: Universe) -> bool:
+        """True when both hold the same live cells at the same places. Centred trees compare
+        node for node (O(nodes): a 2**40-wide breeder is cheap), others through their cells."""
+        if self.population != other.population or self.bounding_box() != other.bounding_box():
+            return False
+        if self.aligned and other.aligned and self._level == other._level:
+            ids: dict = {}
+            return _canonical(self.records()[:3], ids) == _canonical(other.records()[:3], ids)
+        a, b = self.to_cells()[0], other.to_cells()[0]
+        return a.shape == b.shape and bool(np.array_equal(a, b))
 
     def records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
         """``(levels, children, leaves, (x, y))``: the tree as macrocell-style records (see
@@ -182,16 +293,65 @@ class Universe:
 
     # -- stepping ---------------------------------------------------------------------------
 
-    def step(self, n: int) -> Universe:
+    def step(self, n: int, on_step: Callable[[int], None] | None = None) -> Universe:
         """Advance ``n`` generations (any int >= 0: 10**9 and 2**40 are cheap for regular
-        patterns), by the binary digits of ``n``, lowest first as bgolly does. Returns self."""
+        patterns), by the binary digits of ``n``, lowest first as bgolly does. ``on_step(k)`` is
+        called after each power-of-two piece of ``k`` generations (at most one per binary digit,
+        so a progress report never changes the steps taken). Returns self."""
         n = _int(n, "generations")
         j = 0
         while n:
             if n & 1:
-                self._step_pow2(j)
+                for _ in range(1 << max(0, j - MAX_STEP_LOG2)):  # 2**j beyond the tree's reach: in pieces
+                    self._step_pow2(min(j, MAX_STEP_LOG2))
+                    if on_step is not None:
+                        on_step(1 << min(j, MAX_STEP_LOG2))
             n >>= 1
             j += 1
+        global _STEPPED
+        _STEPPED = True
+        return self
+
+    def copy(self, rule: Any = None, *, max_bytes: int | None = None) -> Universe:
+        """An independent universe of the same cells and generation (``rule``: another two-state
+        rule for it; ``max_bytes``: another node budget). Keeps the cached results when neither
+        changes (a copy of the node arrays), else rebuilds from :meth:`records` (O(nodes))."""
+        engine = self.engine
+        if rule is not None or (max_bytes is not None and max_bytes != engine.max_bytes):
+            engine = HashLife(engine.rule if rule is None else rule,
+                              max_bytes=engine.max_bytes if max_bytes is None else max_bytes)
+        twin = Universe(engine, np.zeros((0, 0), np.uint8))
+        if engine is self.engine:
+            twin._store = self._store.copy()
+            twin._root, twin._level, twin._x, twin._y = self._root, self._level, self._x, self._y
+        else:
+            levels, children, leaves, _ = self.records()
+            if levels.size:
+                twin._x, twin._y = self._x, self._y
+                twin._load_records(levels, children, leaves)
+                twin._level_up(self._level)
+        twin.generation = self.generation
+        return twin
+
+    def _level_up(self, level: int) -> None:
+        """Grow the root (centred, as :func:`expand` does) until it is at ``level``, keeping the
+        corner ``(x, y)`` of the original root of that level."""
+        nodes, table, meta = self._store.S[:3]
+        while self._level < level:
+            root = int(expand(nodes, table, meta, self._root))
+            if root < 0:
+                raise MemoryBudgetError(f"HashLife store full at max_bytes={self._store.max_bytes}")
+            half = 1 << (self._level - 1)
+            self._root, self._level, self._x, self._y = root, self._level + 1, self._x - half, self._y - half
+
+    def reset(self, cells: np.ndarray, origin: tuple[int, int] = (0, 0)) -> Universe:
+        """Replace the cells (``(H, W)`` 0/1, ``cells[0, 0]`` at ``origin``), keeping the store and
+        its cached results for reuse; garbage is collected when the store is half full. For
+        callers that rebuild a tree every generation (bounded grids). Returns self."""
+        cells = _as_cells(cells)
+        if self._store.used > self._store.capacity // 2:
+            self._store.collect([], keep_results=True)
+        self._build(cells, _int_origin(origin))
         return self
 
     def _step_pow2(self, j: int) -> None:
@@ -235,8 +395,8 @@ class Universe:
         self._root = int(meta[ROOT])
         if nxt < 0:
             return False
-        self._root, self._level, self._x, self._y = nxt, level, x, y
-        self.generation += 1 << j
+        # one assignment: a Ctrl-C between statements never leaves root and generation apart
+        self._root, self._level, self._x, self._y, self.generation = nxt, level, x, y, self.generation + (1 << j)
         self._shrink()
         return True
 
@@ -308,6 +468,17 @@ class Universe:
             )
         return self.crop(x, y, w, h), (x, y)
 
+    def picture(self, max_px: int = 1024) -> np.ndarray:
+        """``(h, w)`` uint8 0/1: the bounding box downsampled by the smallest power of two that
+        keeps both sides within ``max_px`` (pixels aligned on the tree), a pixel 1 when any cell
+        below it is. Cost follows the pixels, not the cells; ``(1, 1)`` zeros when empty."""
+        max_px = _int(max_px, "max_px", 1)
+        box = self.bounding_box()
+        if box is None:
+            return np.zeros((1, 1), np.uint8)
+        local = (box[0] - self._x, box[1] - self._y, box[2], box[3])
+        return picture(self._store.S[0], self._store.S[2], self._root, local, max_px)[0]
+
     def stats(self) -> dict[str, int | float]:
         """Store statistics (nodes, capacity, bytes, gc_runs, cache_hits, cache_misses,
         hit_rate) plus the root's ``level``."""
@@ -315,6 +486,31 @@ class Universe:
 
     def __repr__(self) -> str:
         return f"Universe(rule={self.rule.canonical()!r}, generation={self.generation}, population={self.population})"
+
+
+def _canonical(records: tuple[np.ndarray, np.ndarray, np.ndarray], ids: dict) -> int:
+    """The id of the records' root in ``ids`` (shared between calls): equal subtrees get equal ids
+    whatever their numbering (0: empty)."""
+    levels, children, leaves = records
+    mine = [0]
+    for level, kids, bits in zip(levels.tolist(), children.tolist(), leaves.tolist(), strict=True):
+        key = (level, bits) if level == 3 else (level, *(mine[k] for k in kids))
+        mine.append(ids.setdefault(key, len(ids) + 1))
+    return mine[-1]
+
+
+def root_corner(level: int) -> tuple[int, int]:
+    """Top-left ``(x, y)`` of a centred root of ``level``, as Golly places it (its SE child's
+    top-left cell at ``(0, 1)``): every node below a root then lies on one lattice, corners
+    ``(a * 2**k, 1 + b * 2**k)`` at level ``k``, and macrocell files map onto trees node for node."""
+    half = 1 << (level - 1)
+    return -half, 1 - half
+
+
+def _holds(corner: tuple[int, int], level: int, x0: int, y0: int, x1: int, y1: int) -> bool:
+    """True when the square of ``level`` at ``corner`` holds ``[x0, x1] x [y0, y1]``."""
+    side = 1 << level
+    return corner[0] <= x0 and x1 < corner[0] + side and corner[1] <= y0 and y1 < corner[1] + side
 
 
 def _live_cells(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

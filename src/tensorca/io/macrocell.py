@@ -35,8 +35,16 @@ same cells at the same :attr:`Pattern.origin` (as Golly shows them).
   bounded grid ``cells[0, 0]`` is the grid's top-left); live cells outside the grid are an error.
   Writing places ``cells[0, 0]`` at the grid's top-left whatever ``origin`` says.
 
-Reading keeps the node table in compact typed arrays (a few bytes per node, see
-:mod:`tensorca.io.mc_tree`), computes the bounding box of the nodes reachable from the root and
+Two-state files on the unbounded plane whose rule HashLife runs (or that name none) become
+tree-backed patterns (:class:`Pattern` with ``tree``; when Numba is installed): the node lines map
+onto HashLife records (:mod:`tensorca.io.mc_tree`'s :func:`~tensorca.io.mc_tree.records`) and
+the tree is built node for node, without a dense array (Golly's ``metapixel-galaxy.mc.gz``,
+30720^2 cells, in a fraction of a second), since tensorca's HashLife centres its roots as Golly
+does. The cell budget then applies when ``cells`` is read, or at once when ``max_cells`` is
+given. Writing a tree-backed pattern prints its records straight from the tree.
+
+Other files keep the node table in compact typed arrays (a few bytes per node, see
+:mod:`tensorca.io.mc_tree`), compute the bounding box of the nodes reachable from the root and
 checks it against the cell budget before allocating, so a level-40 tree with two distant cells
 fails at once; the array is then filled top down, with NumPy gathers over the node table, in
 tiles of bounded size (empty tiles skipped), so the fill needs the array plus a few MB.
@@ -67,7 +75,7 @@ from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, resolve_max_cells
 from .common import check_writable_states, iter_lines, metadata_lines, parse_int, parse_rule_in_file
-from .mc_tree import NodeTable, root_box
+from .mc_tree import NodeTable, records, root_box
 
 #: Level of a two-state leaf (8x8) and of a multi-state leaf (2x2).
 TWO_STATE_LEAF = 3
@@ -76,6 +84,8 @@ MULTI_STATE_LEAF = 1
 _FIELD = re.compile(r"\S+")
 _LEAF_BAD = re.compile(r"[^.*$]")
 _LEAF_CACHE = 1 << 16  # distinct leaf lines remembered
+#: Deepest root a tree-backed pattern may have (HashLife's ``MAX_LEVEL``; deeper files are filled).
+HASHLIFE_MAX_LEVEL = 62
 
 
 def root_top_left(level: int) -> tuple[int, int]:
@@ -149,11 +159,38 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
         rule=rule, topology=topology, generation=generation, name=name, comments=comments, author=author
     )
     root = len(tree) - 1
+    universe = _universe(tree, root, rule, topology)
+    if universe is not None:
+        pattern = Pattern(tree=universe, **fields)
+        box = pattern.bounding_box()
+        if max_cells is not None and box is not None:
+            check_area(box[2], box[3], budget, source=source, what="bounding box of the live cells")
+        return pattern
     x0, y0, width, height, live = _placement(tree, root, topology, budget, source)
     cells = np.zeros((height, width), dtype=np.uint8)
     if live:
         _fill(tree, root, cells, x0, y0)
     return Pattern(cells=cells, origin=(x0, y0), **fields)
+
+
+def _universe(tree: NodeTable, root: int, rule: Any, topology: Topology) -> Any:
+    """The HashLife universe of a two-state tree on the unbounded plane (the root centred as
+    Golly centres it), or None: a multi-state or bounded file, a rule HashLife does not run, a
+    level beyond HashLife's 62, or no Numba (the dense fill then reads it)."""
+    if tree.kind != "two" or topology.bounded or max(tree.level) > HASHLIFE_MAX_LEVEL:
+        return None
+    try:
+        from ..hashlife import HashLife
+        from ..hashlife.universe import why_not
+    except ImportError:  # Numba is the optional [fast] extra; MissingDependencyError is an ImportError
+        return None
+    if rule is not None and why_not(rule) is not None:
+        return None
+    engine = HashLife(rule if rule is not None else "B3/S23")
+    if root == 0:
+        return engine.empty()
+    levels, children, leaves = records(tree, root)
+    return engine.from_records(levels, children, leaves, origin=root_top_left(int(levels[-1])))
 
 
 def _placement(
@@ -442,11 +479,14 @@ def write_macrocell(pattern: Pattern) -> str:
     ``(-(w // 2), -(h // 2))``; otherwise to ``origin``. Raises :class:`PatternError` if a state is
     not a state of the rule, or the cells do not fit the bounded grid.
     """
-    cells = pattern.cells
     rule = pattern.rule
     two_state = check_writable_states(pattern)
     topology = pattern.topology
-    if topology.bounded:
+    tree_lines = _records_lines(pattern.tree) if pattern.tree is not None else None
+    cells = pattern.cells if tree_lines is None else None
+    if tree_lines is not None:
+        ox = oy = 0
+    elif topology.bounded:
         gh, gw = topology.shape
         if cells.shape[0] > gh or cells.shape[1] > gw:
             raise PatternError(
@@ -466,8 +506,24 @@ def write_macrocell(pattern: Pattern) -> str:
     if pattern.generation:
         lines.append(f"#G {pattern.generation}")
     lines += metadata_lines(pattern)
-    lines += _tree_lines(cells, ox, oy, two_state)
+    lines += _tree_lines(cells, ox, oy, two_state) if tree_lines is None else tree_lines
     return "\n".join(lines) + "\n"
+
+
+def _records_lines(universe: Any) -> list[str] | None:
+    """Node lines straight from a HashLife universe's records (children first, one line per
+    distinct node: the tree is hash-consed already), or None when its root is not centred as
+    Golly's (a tree made from records at another origin: then the cells are written)."""
+    levels, children, leaves, corner = universe.records()
+    if levels.size == 0:
+        return []
+    if corner != root_top_left(int(levels[-1])):
+        return None
+    rows = np.unpackbits(leaves.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    out = []
+    for level, kids, row in zip(levels.tolist(), children.tolist(), rows.reshape(-1, 8, 8), strict=True):
+        out.append(_leaf_text(row) if level == TWO_STATE_LEAF else f"{level} {kids[0]} {kids[1]} {kids[2]} {kids[3]}")
+    return out
 
 
 def _version() -> str:

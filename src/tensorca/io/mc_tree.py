@@ -138,3 +138,24 @@ def _parent_boxes(children: np.ndarray, below: np.ndarray, boxes: tuple[np.ndarr
         else:
             out.append(np.where(present, values, hi_fill).max(axis=1))
     return tuple(out)
+
+
+#: Bit-reversed bytes: a packed leaf row (column 0 in the top bit) -> column c at bit c.
+_REVERSED = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+
+
+def records(table: NodeTable, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """HashLife records (:mod:`tensorca.hashlife.records`) of a two-state table's nodes 1..``root``:
+    ``levels`` ``(N,)`` int64, ``children`` ``(N, 4)`` int64 (1-based node numbers, 0 empty: the
+    file's own numbering), ``leaves`` ``(N,)`` uint64 (cell (r, c) at bit ``8r + c``). O(nodes)
+    array work: no cells."""
+    level = np.frombuffer(table.level, dtype=np.int16)[1 : root + 1].astype(np.int64)
+    ref = np.frombuffer(table.ref, dtype=np.int32)[1 : root + 1]
+    kids = np.frombuffer(table.kids, dtype=np.int32).reshape(-1, 4)
+    leaf = level == table.leaf_level
+    children = np.where(leaf[:, None], 0, kids[np.where(leaf, 0, ref)]).astype(np.int64)
+    leaves = np.zeros(level.size, np.uint64)
+    if leaf.any():
+        packed = _REVERSED[table.packed_tiles()[ref[leaf]]]  # (n, 8) rows, column c at bit c
+        leaves[leaf] = np.ascontiguousarray(packed).view("<u8").reshape(-1).astype(np.uint64)
+    return level, children, leaves

@@ -17,11 +17,12 @@ import numpy as np
 from .. import checkpoint as checkpoint_io
 from ..arrays import is_tensor, to_engine, to_host
 from ..engines.base import Engine
+from ..hashlife import checkpoint as macrocell_checkpoint
 from ..memory import free_cached_memory, halve_chunk, is_out_of_memory, plan_chunk
 from ..observers import Samples, advance_observed, population_counts
 from ..rules.base import Rule
 from ..topology import Topology
-from ..unbounded import advance_unbounded
+from ..unbounded import advance_tree, advance_unbounded
 from .progress import ProgressCallback
 
 
@@ -43,6 +44,8 @@ class Checkpointer:
     manifest: Callable[[int, tuple[int, int] | None], dict]
 
     def save(self, cells: Any, generation: int, origin: tuple[int, int] | None = None) -> Path:
+        if macrocell_checkpoint.is_macrocell(self.path):  # a .mc path: Golly's format (one two-state pattern)
+            return macrocell_checkpoint.save_cells(self.path, to_host(cells), self.manifest(generation, origin))
         return checkpoint_io.save(self.path, to_host(cells), self.manifest(generation, origin))
 
     def due(self, done: int, total: int) -> bool:
@@ -138,7 +141,7 @@ class RunPlan:
     def _place(self, batch: Any) -> _Batch:
         """The batch in the engine's form when the whole of it fits one chunk, else left on the host."""
         n = int(batch.shape[0])
-        shape = (int(batch.shape[1]), int(batch.shape[2]))
+        shape = (int(batch.shape[-2]), int(batch.shape[-1]))  # (B, H, W), or (B, C, H, W) for a multi-channel rule
         run_device = self.device or (data_device(batch) if self.engine.array_module == "torch" else "cpu")
         chunk = plan_chunk(self.engine, n, shape, self.rule, run_device, self.max_bytes)
         state = _Batch(batch, None, chunk, run_device, n, shape)
@@ -248,6 +251,11 @@ class RunPlan:
             path = self.checkpointer.save(cells, self.start + finished, origin)
             raise Interrupted(path, self.start + finished) from None
         return cells, origin
+
+    def advance_tree(self, universe: Any, save: Callable[[Any, int], Any] | None = None) -> Any:
+        """Advance a quadtree universe in place (engines native on the unbounded plane); see
+        :func:`tensorca.unbounded.advance_tree`."""
+        return advance_tree(self, universe, save)
 
     def _unbounded_ends(self) -> list[int]:
         """Segment ends: checkpoint intervals, the end, and every generation the observer samples."""

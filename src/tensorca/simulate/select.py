@@ -26,16 +26,18 @@ def choose_engine(backend: str | Engine, rule: Rule, topology: Topology) -> Engi
 
 
 def select_engine(backend: str | Engine, rule: Rule, topology: Topology, dims: tuple[int, int, int],
-                  generations: int, *, data_device: str, device: str | None, calls: int) -> tuple[Engine, str | None]:
+                  generations: int, *, data_device: str, device: str | None, calls: int,
+                  population: int | None = None) -> tuple[Engine, str | None]:
     """The engine to run and the device to pass it (None: the data's own device).
 
     ``dims`` is ``(B, H, W)``: the batch and the grid (on the unbounded plane, the pattern's cells).
     ``device`` was checked by the caller (:func:`check_run_device`) before anything else happened.
+    ``population``: live cells of a pattern on the unbounded plane (HashLife's cost depends on it).
     """
     if isinstance(backend, str) and backend == "auto":
         batch, shape = dims[0], (dims[1], dims[2])
         choice = costmodel.choose(rule, topology, batch, shape, generations, data_device=data_device,
-                                  device=device, calls=calls)
+                                  device=device, calls=calls, population=population)
         engine = choose_engine(choice.engine, rule, topology)
         if engine.array_module != "torch" or device is not None:
             return engine, device
