@@ -15,6 +15,12 @@ QuickLife (``bgolly``, built from Golly's source under /tmp, not committed)::
 
     .venv/bin/python benchmarks/bench_bitpack.py --tables [--bgolly /tmp/bgolly]
 
+Skipping what has settled (bitpack-cpu's column kernels with and without skipping, the row
+kernels they replaced, QuickLife; B3/S23 for 1000 and 4000 generations, the --tables rules, and
+the overhead on fresh soups)::
+
+    .venv/bin/python benchmarks/bench_bitpack.py --settle [--bgolly /tmp/bgolly]
+
 Rule B3/S23 on a torus, random soup of density 0.5 (the kernels do the same work on any state).
 ``packed`` times the engine's multi-generation loop on packed words (the grid stays packed
 between generations, as in ``advance``); ``end-to-end`` adds packing and unpacking the bytes.
@@ -354,6 +360,100 @@ def table_bench(quick: bool, bgolly: str) -> dict:
             "load_before": os.getloadavg()}
 
 
+def row_kernels(words: np.ndarray, side: int, rule, gens: int) -> np.ndarray:
+    """The row-major kernels bitpack-cpu ran before the column kernels, on the launch path it
+    chose for one grid (all generations in one task up to SMALL_GRID_WORDS words, else strips)."""
+    import numba
+
+    from tensorca.engines import bitpack_cpu as bc
+    from tensorca.engines.bitpack_pack import last_word_mask
+
+    module, lut = bc.table_kernels_for(bc.rule_table(rule))
+    n, height, wp = words.shape
+    rs, mask = np.uint64(side - (wp - 1) * 64 - 1), np.uint64(last_word_mask(side, 64))
+    src, dst = words.copy(), np.empty_like(words)
+    if height * wp <= bc.SMALL_GRID_WORDS:
+        module.run_whole(src, dst, True, rs, mask, gens, lut)
+        return dst if gens % 2 else src
+    strip = max(16, -(-height // (4 * numba.get_num_threads())))
+    for _ in range(gens):
+        module.step_strips(src, dst, True, rs, mask, strip, lut)
+        src, dst = dst, src
+    return src
+
+
+def settle_bench(quick: bool, bgolly: str) -> dict:
+    """1024^2 torus, 40% soup (seed 0), wall clock, best of 5: bitpack-cpu as ``advance_packed``
+    runs it (column kernels skipping what has settled, bands of rows on the free cores), the same
+    on one thread (``1t``), the column kernels computing every word on one thread (``dense``), the
+    row kernels they replaced (``rows``, one thread at this size), and bgolly's QuickLife on the
+    same soup and generations (best of 2). Then the overhead of skipping on fresh soups (20
+    generations, 5 seeds, one thread)."""
+    import numba
+
+    from tensorca.cpu_load import free_cores
+    from tensorca.engines import bitpack_cpu as bc
+    from tensorca.engines.bitpack_pack import last_word_mask
+
+    side = 1024
+    cells = (np.random.default_rng(0).random((1, side, side)) < 0.4).astype(np.uint8)
+    words = pack(cells, 64)
+    rs, mask = np.uint64(63), np.uint64(last_word_mask(side, 64))
+    threads = numba.get_num_threads()
+    long = 2000 if quick else 4000
+    cases = [("B3/S23", "B3/S23", 1000), ("B3/S23", "B3/S23", long), ("MAP B3/S23", LIFE_MAP, 1000),
+             ("B2-a/S12", "B2-a/S12", 1000), ("B3/S2-i34q", "B3/S2-i34q", 1000), ("random MAP", random_map(0), 1000)]
+    repeats = 3 if quick else 5
+    rows = []
+    for label, text, gens in cases:
+        rule = parse_rule(text)
+        module, lut = bc.table_kernels_for(bc.rule_table(rule))
+
+        def columns(skip, n_threads, m=module, lt=lut, g=gens):
+            numba.set_num_threads(n_threads)
+            try:
+                return bc._advance_columns(m, lt, words, True, rs, mask, g, skip=skip)
+            finally:
+                numba.set_num_threads(threads)
+
+        assert np.array_equal(columns(True, threads), row_kernels(words, side, rule, gens)), label  # compiles too
+        columns(True, 1), columns(False, 1)
+        free = free_cores()
+        t_skip = best_of(lambda: columns(True, threads), repeats)
+        t_skip1 = best_of(lambda: columns(True, 1), repeats)
+        t_dense1 = best_of(lambda: columns(False, 1), repeats)
+        t_rows = best_of(lambda r=rule, g=gens: row_kernels(words, side, r, g), repeats)
+        golly = bgolly_rate(bgolly, cells[0], text, gens)
+        work = side * side * gens
+        row = {"rule": label, "gens": gens, "skip": work / t_skip, "skip_1t": work / t_skip1,
+               "dense_1t": work / t_dense1, "rows": work / t_rows, "quicklife": golly,
+               "free_cores": free, "load": os.getloadavg()}
+        rows.append(row)
+        g = golly or float("nan")
+        print(f"{label:>12} {gens:5d} gens  skip {row['skip'] / 1e9:5.1f} G ({free} free cores)  "
+              f"1t: skip {row['skip_1t'] / 1e9:5.1f} G  dense {row['dense_1t'] / 1e9:5.1f} G  "
+              f"rows {row['rows'] / 1e9:5.1f} G  QuickLife {g / 1e9:5.2f} G  |  skip/QL x{row['skip'] / g:4.1f}  "
+              f"1t skip/QL x{row['skip_1t'] / g:4.1f}  skip/dense x{row['skip_1t'] / row['dense_1t']:.2f}  "
+              f"skip/rows x{row['skip_1t'] / row['rows']:.2f}  (load {row['load'][0]:.2f})", flush=True)
+    # overhead on fresh soups: nothing has settled, so skipping only costs
+    rule = parse_rule("B3/S23")
+    module, lut = bc.table_kernels_for(bc.rule_table(rule))
+    ratios = []
+    numba.set_num_threads(1)
+    try:
+        for seed in range(5):
+            fresh = pack((np.random.default_rng(100 + seed).random((1, side, side)) < 0.4).astype(np.uint8), 64)
+            t_skip = best_of(lambda f=fresh: bc._advance_columns(module, lut, f, True, rs, mask, 20, skip=True), 7)
+            t_dense = best_of(lambda f=fresh: bc._advance_columns(module, lut, f, True, rs, mask, 20, skip=False), 7)
+            ratios.append(t_skip / t_dense)
+    finally:
+        numba.set_num_threads(threads)
+    overhead = statistics.median(ratios) - 1
+    print(f"fresh 40% soups, 20 generations, one thread: skip time / dense time - 1 = {overhead * 100:+.1f}% "
+          f"(5 seeds: {', '.join(f'{r:.3f}' for r in ratios)})", flush=True)
+    return {"device": "cpu", "threads": threads, "rows": rows, "fresh_overhead": overhead, "fresh_ratios": ratios}
+
+
 def machine() -> str:
     try:
         out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -372,11 +472,13 @@ def main(argv=None) -> None:
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--tables", action="store_true",
                         help="CPU: table rules (MAP, Hensel) at 1024^2 against numpy, torch and bgolly QuickLife")
-    parser.add_argument("--bgolly", default="/tmp/bgolly", help="bgolly binary for --tables")
+    parser.add_argument("--settle", action="store_true",
+                        help="CPU: skipping what has settled (column kernels) against rows, dense and QuickLife")
+    parser.add_argument("--bgolly", default="/tmp/bgolly", help="bgolly binary for --tables and --settle")
     args = parser.parse_args(argv)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {machine()}  load {os.getloadavg()[0]:.2f}", flush=True)
-    if args.tables:
-        result = table_bench(args.quick, args.bgolly)
+    if args.tables or args.settle:
+        result = (table_bench if args.tables else settle_bench)(args.quick, args.bgolly)
         print(f"# load average after: {os.getloadavg()[0]:.2f}")
         if args.json:
             args.json.write_text(json.dumps(result, indent=2))
