@@ -46,6 +46,13 @@ def bench(*args, **kwargs):
     return _bench(*args, **kwargs)
 
 
+def soup_census(*args, **kwargs):
+    """Census apgsearch's soups, here or on dask workers: see :func:`tensorca.search.distributed.soup_census`."""
+    from .search.distributed import soup_census as _soup_census
+
+    return _soup_census(*args, **kwargs)
+
+
 __all__ = [
     "CheckpointError",
     "EngineCost",
@@ -78,6 +85,7 @@ __all__ = [
     "register_lazy",
     "resume",
     "run",
+    "soup_census",
     "save",
     "show",
     "verify",

@@ -7,7 +7,14 @@ calls, is predicted to take::
   + compile (first use of the rule: Numba / Triton kernels not yet in the on-disk cache)
   + C * (call_s + cells * call_cell_s)                      fixed per call, packing/unpacking
   + G * (gen_s * family_gen + cells * cell_s * family_cell + B * H * row_s)   per generation
+      (batches an engine runs one grid per bit lane, ``EngineCost.lanes``: ``lane_cell_s`` per
+       cell instead, no row cost, ``B`` rounded up to a whole word of grids)
   + transfer (2 * cells bytes / transfer_Bps when the data and the engine are on different devices)
+
+On the unbounded plane an engine that runs it natively (``EngineInfo.unbounded_native``: HashLife)
+is priced differently, since its cost is not linear in cells x generations: ``import + compile +
+call_s + population * cell_s`` (building the tree) ``+ node_s * tree_work(...)`` (node results,
+estimated from the population, the bounding box and ``log2`` of the generations).
 
 ``cells = B * H * W``. ``family_*`` are multipliers by rule class, read from the rule's step spec
 (``moore``: two-state outer-totalistic Moore rules; ``table``: other two-state 3x3 rules, e.g.
@@ -161,7 +168,8 @@ def rule_class(rule: Rule) -> tuple[str, float]:
     neighbourhood), ``table`` (other two-state 3x3 tables), ``generations`` (3x3 with decay) or
     ``ltl`` (counts over a range-r window; scale = mask rows / 11, times the mask counts a weighted
     neighbourhood needs: one per distinct weight and weighted state); ``tree`` (rule tables),
-    ``super`` (Super/History), ``fft`` (Lenia); ``other`` for kinds the model does not know."""
+    ``super`` (Super/History), ``fft`` (Lenia; multi-channel Lenia scaled by its transformed planes / 2);
+    ``other`` for kinds the model does not know."""
     spec = rule.compile()
     perceive = spec.perceive
     if perceive.kind == "index3x3":
@@ -176,6 +184,8 @@ def rule_class(rule: Rule) -> tuple[str, float]:
         states = 1 if sw is None else max(1, sum(1 for w in sw[1:] if w != sw[0]))
         passes = len({int(w) for w in perceive.weights.flat if w}) * states
         return "ltl", passes * (2 * perceive.radius + 1) / 11.0
+    if perceive.kind == "kernel_fft_channels":  # multi-channel Lenia: C forward and K inverse transforms
+        return "fft", perceive.planes / 2.0  # per grid, where one-channel Lenia makes one of each
     return _OTHER_FAMILIES.get(perceive.kind, "other"), 1.0
 
 
@@ -204,6 +214,34 @@ def may_run(info: EngineInfo, rule: Rule, topology: Topology) -> bool:
 # -- prediction -------------------------------------------------------------------------------
 
 
+#: HashLife's work model (node results computed), fitted to runs on the 2-core EPYC (2026-12-01):
+#: chaotic activity (random soups of 16^2..1024^2 cells, density 0.4) computed about
+#: ``TREE_CHAOS * (active / 64) * G**TREE_CHAOS_EXPONENT`` results for G up to ~``TREE_SETTLE``
+#: generations (4, 31, 180 leaf-blocks' worth at G = 10, 100, 1000), little more afterwards;
+#: regular patterns (guns, breeders) add about ``(active / 64 + 64)`` results per binary digit of
+#: G (the Gosper gun to 10**9: 6,800 results; the breeder to 2**30: 21,000).
+TREE_CHAOS, TREE_CHAOS_EXPONENT, TREE_SETTLE = 0.6, 0.82, 2000
+
+
+def tree_work(shape: tuple[int, int], population: int | None, generations: int) -> float:
+    """Node results a HashLife run of ``generations`` is estimated to compute, for a pattern of
+    bounding box ``shape`` ``(H, W)`` and ``population`` live cells (None: half the box). The
+    active area is ``min(box, 2 * population + 64)``: a sparse pattern in a wide box costs its
+    cells, not its box; ``log2`` of the generations, not the generations, for regular growth."""
+    area = float(shape[0]) * float(shape[1])
+    live = area / 2 if population is None else float(population)
+    blocks = min(area, 2 * live + 64) / 64
+    digits = math.log2(generations + 1)
+    return blocks * TREE_CHAOS * min(generations, TREE_SETTLE) ** TREE_CHAOS_EXPONENT + (blocks + 64) * digits
+
+
+def _unbounded_native(name: str) -> bool:
+    try:
+        return engine_info(name).unbounded_native
+    except EngineError:
+        return False
+
+
 @dataclasses.dataclass(frozen=True)
 class Prediction:
     """Predicted seconds of one engine on one device, with the parts that add up to ``total``."""
@@ -214,6 +252,7 @@ class Prediction:
     parts: dict
     supported: bool = True
     note: str = ""
+    basis: str = ""  # what the estimate rests on (the unbounded plane: the box, or the tree work)
 
     @property
     def key(self) -> str:
@@ -240,6 +279,7 @@ def predict(
     unbounded: bool = False,
     kernels: str | None = None,
     warm_process: bool | None = None,
+    population: int | None = None,
 ) -> Prediction:
     """Predicted seconds for ``engine`` on ``device`` (see the module docstring for the formula).
 
@@ -247,12 +287,16 @@ def predict(
     to grow by :data:`UNBOUNDED_SPREAD` cells a side per generation (the run sees the mean box), and
     each call runs on it padded by ``reach * 64`` cells a side. ``kernels``: the state of the rule's
     compiled kernels (:func:`kernel_state`; None: look). ``warm_process``: the framework is already
-    imported (None: look in ``sys.modules``).
+    imported (None: look in ``sys.modules``). ``population``: live cells of an unbounded pattern
+    (engines native on the unbounded plane are priced from it, see :func:`tree_work`).
     """
     c = costs(f"{engine}@{device}")
+    if unbounded and _unbounded_native(engine):
+        return _predict_tree(engine, device, c, rule, shape, generations, population, kernels, warm_process)
     family, scale = rule_class(rule)
     height, width = shape
     gens_per_call = generations
+    basis = ""
     if unbounded:
         reach = rule.reach
         gens_per_call = min(UNBOUNDED_CHUNK, max(generations, 1))
@@ -260,23 +304,50 @@ def predict(
         margin = reach * gens_per_call
         grown = min(UNBOUNDED_SPREAD, reach) * generations  # mean over the run of 2 * spread * t
         height, width = int(height + grown) + 2 * margin, int(width + grown) + 2 * margin
+        basis = (f"growing array: mean box {width}x{height} cells (the pattern's box, {UNBOUNDED_SPREAD} cells/gen "
+                 f"a side, a margin of {margin}) x {generations} generations")
     cells = batch * height * width
-    parts: dict[str, float] = {}
-    module = _imports(engine)
-    imported = (module in sys.modules) if warm_process is None else warm_process
-    parts["import"] = 0.0 if (module is None or imported) else c.import_s
-    state = kernel_state(engine, rule) if kernels is None else kernels
-    parts["compile"] = c.compile_s if state == "cold" else c.load_s if state == "disk" else 0.0
+    parts = _load_parts(engine, c, rule, kernels, warm_process)
     parts["per_call"] = calls * (c.call_s + cells * c.call_cell_s)
     parts["per_generation"] = generations * c.gen_s * c.gen_factor(family)
-    parts["compute"] = generations * cells * c.cell_s * c.cell_factor(family) * (scale if family == "ltl" else 1.0)
-    parts["compute"] += generations * batch * height * c.row_s
+    ltl_scale = scale if family == "ltl" else 1.0
+    if c.lanes is not None and rule.n_states == 2 and c.lanes((batch, height, width)):  # a grid per bit lane
+        lane_cells = -(-batch // c.lane_width) * c.lane_width * height * width
+        parts["compute"] = generations * lane_cells * c.lane_cell_s * c.cell_factor(family) * ltl_scale
+    else:
+        parts["compute"] = generations * cells * c.cell_s * c.cell_factor(family) * ltl_scale
+        parts["compute"] += generations * batch * height * c.row_s
     moves = 0
     if device != data_device:
         moves = 2 * (calls if unbounded else 1)
     parts["transfer"] = moves * cells / c.transfer_Bps if (moves and c.transfer_Bps > 0) else 0.0
     total = sum(parts.values())
-    return Prediction(engine, device, total, parts)
+    return Prediction(engine, device, total, parts, basis=basis)
+
+
+def _load_parts(engine: str, c: EngineCost, rule: Rule, kernels: str | None,
+                warm_process: bool | None) -> dict[str, float]:
+    """The import and compile parts of a prediction."""
+    module = _imports(engine)
+    imported = (module in sys.modules) if warm_process is None else warm_process
+    state = kernel_state(engine, rule) if kernels is None else kernels
+    return {"import": 0.0 if (module is None or imported) else c.import_s,
+            "compile": c.compile_s if state == "cold" else c.load_s if state == "disk" else 0.0}
+
+
+def _predict_tree(engine: str, device: str, c: EngineCost, rule: Rule, shape: tuple[int, int],
+                  generations: int, population: int | None, kernels: str | None,
+                  warm_process: bool | None) -> Prediction:
+    """An engine native on the unbounded plane: build the tree, then the node results."""
+    parts = _load_parts(engine, c, rule, kernels, warm_process)
+    live = shape[0] * shape[1] / 2 if population is None else population
+    parts["per_call"] = c.call_s + live * c.cell_s
+    work = tree_work(shape, population, generations)
+    parts["compute"] = work * c.node_s
+    total = sum(parts.values())
+    basis = (f"quadtree: ~{work:,.0f} node results from {int(live):,} live cells in a {shape[1]}x{shape[0]} box "
+             f"and log2({generations}+1) = {math.log2(generations + 1):.1f}")
+    return Prediction(engine, device, total, parts, basis=basis)
 
 
 @dataclasses.dataclass
@@ -295,7 +366,10 @@ class Choice:
                 lines.append(f" {mark} {p.key:18s} not supported: {p.note}")
                 continue
             parts = ", ".join(f"{k} {v * 1e3:.3g} ms" for k, v in p.parts.items() if v)
-            lines.append(f" {mark} {p.key:18s} {p.total * 1e3:10.3f} ms  ({parts})")
+            total = f"{p.total * 1e3:10.3f} ms" if p.total < 1e6 else f"{p.total:10.3g} s "  # 1e9 gens: no 20 digits
+            lines.append(f" {mark} {p.key:18s} {total}  ({parts})")
+            if p.basis:
+                lines.append(f"   {'':18s} {p.basis}")
         return "\n".join(lines)
 
 
@@ -312,6 +386,7 @@ class Job:
     data_device: str = "cpu"
     device: str | None = None
     calls: int = 1
+    population: int | None = None
 
     @property
     def check(self) -> Topology:
@@ -329,15 +404,17 @@ def rank(
     data_device: str = "cpu",
     device: str | None = None,
     calls: int = 1,
+    population: int | None = None,
 ) -> list[Prediction]:
     """Predictions for every installed engine/device ``auto`` may use, fastest first (ties: the
     registry's ``preference``).
 
     ``device`` restricts the candidates to engines that run there (``"cuda"`` or ``"cuda:1"``
     match ``cuda``). Nothing is imported except to ask a bitpack engine whether its kernels are
-    compiled when it is already loaded.
+    compiled when it is already loaded. ``population``: live cells of a pattern on the unbounded
+    plane (the quadtree engine's estimate uses it).
     """
-    job = Job(rule, topology, batch, shape, generations, data_device, device, calls)
+    job = Job(rule, topology, batch, shape, generations, data_device, device, calls, population)
     return _predict_all([(info, dev) for info in engine_infos() if info.auto for dev in devices_here(info)], job)
 
 
@@ -350,9 +427,13 @@ def _predict_all(candidates: list[tuple[EngineInfo, str]], job: Job, kernels: st
     for info, dev in candidates:
         if (want is not None and dev != want) or not may_run(info, job.rule, job.check):
             continue
+        if info.unbounded_native and job.topology.bounded:
+            continue  # priced (and picked) on the unbounded plane only
+
         preference[info.name] = info.preference
         out.append(predict(info.name, dev, job.rule, job.batch, job.shape, job.generations, calls=job.calls,
-                           data_device=data_kind, unbounded=not job.topology.bounded, kernels=kernels))
+                           data_device=data_kind, unbounded=not job.topology.bounded, kernels=kernels,
+                           population=job.population))
     out.sort(key=lambda p: (p.total, preference[p.engine], p.engine))
     return out
 
@@ -367,6 +448,7 @@ def choose(
     data_device: str = "cpu",
     device: str | None = None,
     calls: int = 1,
+    population: int | None = None,
 ) -> Choice:
     """The predicted-fastest engine that really supports ``rule`` on ``topology``.
 
@@ -376,10 +458,11 @@ def choose(
     When an engine that is not installed would be much faster, a :class:`PerformanceWarning`
     (once per engine and process) names the command that installs it.
     """
-    job = Job(rule, topology, batch, shape, generations, data_device, device, calls)
+    job = Job(rule, topology, batch, shape, generations, data_device, device, calls, population)
     checked = []
     chosen = None
-    for p in rank(rule, topology, batch, shape, generations, data_device=data_device, device=device, calls=calls):
+    for p in rank(rule, topology, batch, shape, generations, data_device=data_device, device=device, calls=calls,
+                  population=population):
         if chosen is not None:
             checked.append(p)
             continue

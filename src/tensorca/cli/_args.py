@@ -46,6 +46,74 @@ def integer(low: int = 0, high: int = MAX_COUNT) -> Callable[[str], int]:
     return parse
 
 
+_POWER = re.compile(r"^(\d+)\s*(?:\^|\*\*)\s*(\d+)$")
+_SCIENTIFIC = re.compile(r"^(\d+)(?:\.(\d*))?[eE]\+?(\d+)$")
+
+
+def generations(low: int = 0, high: int = MAX_COUNT) -> Callable[[str], int]:
+    """An argparse type: a whole number of generations in ``[low, high]``, written as digits
+    (``1_000_000``), a power (``2^30``, ``10**9``) or in scientific notation when that is whole
+    (``1e9``, ``2.5e3``; not ``1.5`` or ``1e-3``). Sizes are checked before anything is computed,
+    so ``9^99999999`` is refused at once."""
+
+    def parse(text: str) -> int:
+        raw = text.strip().replace("_", "")
+        value = _whole(raw, high)
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        if value is None:
+            raise argparse.ArgumentTypeError(
+                f"{shown!r} is not a whole number of generations (write 1000, 1e9, 2^30 or 10**9)")
+        if value < low:
+            wanted = {0: "non-negative", 1: "positive"}.get(low, f"at least {low}")
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {shown}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high} (2^{high.bit_length() - 1}), got {shown}")
+        return value
+
+    parse.__name__ = "generations"
+    return parse
+
+
+def _whole(raw: str, high: int) -> int | None:
+    """``raw`` as an int (``-`` allowed on plain digits), ``high + 1`` when it is certainly larger
+    than ``high``, None when it is not a whole number in one of the accepted forms."""
+    if re.fullmatch(r"[+-]?\d+", raw):
+        value = _small(raw.lstrip("+-"))
+        sign = -1 if raw.startswith("-") else 1
+        return sign * (high + 1 if value is None else value)
+    power = _POWER.match(raw)
+    if power:
+        base, exponent = _small(power.group(1)), _small(power.group(2))
+        if base in (0, 1):
+            return 1 if exponent == 0 else base
+        if exponent == 0:
+            return 1
+        if base is None or exponent is None or exponent * math.log2(base) > high.bit_length() + 1:
+            return high + 1
+        return base**exponent
+    sci = _SCIENTIFIC.match(raw)
+    if sci:
+        fraction = (sci.group(2) or "").rstrip("0")
+        mantissa, exponent = _small(sci.group(1) + fraction), _small(sci.group(3))
+        if mantissa == 0:
+            return 0
+        if exponent is not None and len(fraction) > exponent:
+            return None  # 1.25e1: not whole
+        if mantissa is None or exponent is None:
+            return high + 1
+        if (len(str(mantissa)) + exponent) * math.log2(10) > high.bit_length() + 40:
+            return high + 1
+        return mantissa * 10 ** (exponent - len(fraction))
+    return None
+
+
+def _small(digits: str) -> int | None:
+    """``digits`` as an int, None when it has more than 40 significant digits (never a 4,300-digit
+    conversion, which Python refuses)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 40 else None
+
+
 def number(low: float = 0.0, high: float = 1e12, *, low_open: bool = False) -> Callable[[str], float]:
     """An argparse type: a finite float in ``[low, high]`` (``(low, high]`` with ``low_open``)."""
 
@@ -124,13 +192,14 @@ def int_list(low: int, high: int) -> Callable[[str], list[int]]:
 #: What each kind of output may be called (a pattern may add ``.gz``).
 EXTENSIONS: dict[str, tuple[str, ...]] = {
     "pattern": (".rle", ".cells", ".lif", ".life", ".mc"),
-    "checkpoint": (".npz",),
+    "checkpoint": (".npz", ".mc", ".mc.gz"),
     "csv": (".csv",),
     "json": (".json",),
     "gif": (".gif",),
     "mp4": (".mp4",),
     "png": (".png",),
     "plot": (".png", ".svg", ".pdf"),
+    "haul": (".txt", ".haul"),
 }
 
 

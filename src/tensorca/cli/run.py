@@ -28,7 +28,7 @@ from ..random_grids import random_soup
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology, parse_topology
-from . import _args
+from . import _args, dask_run
 from ._console import out, progress_bar, say
 
 #: ``--explain`` warns when auto predicts a run longer than this (seconds).
@@ -43,7 +43,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", nargs="?", help="pattern file (RLE, .cells, Life 1.05/1.06, .mc, optionally gzipped), "
                                            "or the name of a bundled pattern such as gosper_gun.rle")
     p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
-    p.add_argument("--gens", type=_args.integer(0), required=True, help="generations to run")
+    p.add_argument("--gens", type=_args.generations(0), required=True,
+                   help="generations to run: 1000, 1e9, 2^30 or 10**9 (HashLife makes 1e9 cheap on regular patterns)")
+    p.add_argument("--step", type=_args.generations(1), metavar="N",
+                   help="run in steps of N generations (1000, 2^10, ...), printing 'generation: population' after "
+                        "each (bgolly's -i); the last step ends at --gens")
+    p.add_argument("--exponential", action="store_true",
+                   help="run in exponentially growing steps (to generation 1, 2, 4, 8, ... then --gens), printing "
+                        "'generation: population' after each (bgolly's -2)")
     p.add_argument("--rule", help="rule string, e.g. B36/S23 or 345/2/4:T128,128 (default: the file's, else B3/S23)")
     p.add_argument("--topology", help="Golly suffix such as :T256,256 or :P64,64 (soups: T or P for their own size)")
     p.add_argument("--backend", default="auto",
@@ -59,16 +66,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=_args.integer(1, 2**31 - 1), default=None,
                    help="run this many soups at once as a (B, H, W) batch")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--max-bytes", type=_args.byte_size,
-                   help="memory budget for the engine (e.g. 512M, 2G); larger batches run in chunks")
+    p.add_argument("--max-bytes", "--max-memory", dest="max_bytes", type=_args.byte_size,
+                   help="memory budget for the engine (e.g. 512M, 2G): larger batches run in chunks; HashLife's node "
+                        "store (default 500M) collects garbage within it")
     p.add_argument("--checkpoint", metavar="FILE.npz",
-                   help="write the state here atomically (every N with --checkpoint-every, at the end, on Ctrl-C)")
+                   help="write the state here atomically (every N with --checkpoint-every, at the end, on Ctrl-C); "
+                        "FILE.mc writes Golly's macrocell (patterns of any size, straight from HashLife's tree)")
     p.add_argument("--checkpoint-every", type=_args.integer(1), metavar="N", help="checkpoint every N generations")
-    p.add_argument("--resume", metavar="FILE.npz", help="continue a checkpoint for --gens more generations")
+    p.add_argument("--resume", metavar="FILE.npz",
+                   help="continue a checkpoint (.npz or .mc) for --gens more generations")
     p.add_argument("--population", metavar="FILE.csv",
                    help="write the population per generation (a batch: one generation,grid,population row per grid)")
     p.add_argument("--population-every", type=_args.integer(1), default=None, metavar="K",
                    help="sample the population every K generations (default 1; needs --population)")
+    dask_run.add_options(p)  # --dask, --store, --chunks, --inner, --workers, --worker-memory, --scheduler
     p.set_defaults(func=cmd_run)
 
 
@@ -85,6 +96,8 @@ class Start:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if dask_run.wanted(args):  # the dask engine: chunked, optionally out of core in a zarr store
+        return dask_run.cmd(args)
     check_options(args)
     check_backend(args.backend, args.device)
     start = starting_state(args)
@@ -92,13 +105,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.explain:
         explain(args, start)
     observer = Population(every=args.population_every or 1) if args.population else None
-    with progress_bar(not args.no_progress, args.gens) as progress:
+    stepped = args.step is not None or args.exponential
+    with progress_bar(not args.no_progress and not stepped, args.gens) as progress:
         began = time.perf_counter()
         try:
-            result = simulate.run(start.state, start.rule_arg, args.gens, backend=args.backend,
-                                  topology=start.topology, device=args.device, progress=progress,
-                                  max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
-                                  checkpoint_every=args.checkpoint_every, start_generation=start.generation)
+            if stepped:
+                result = run_steps(args, start, checkpoint)
+            else:
+                result = simulate.run(start.state, start.rule_arg, args.gens, backend=args.backend,
+                                      topology=start.topology, device=args.device, progress=progress,
+                                      max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
+                                      checkpoint_every=args.checkpoint_every, start_generation=start.generation)
         except simulate.Interrupted as stop:
             say(f"tensorca: interrupted; generation {stop.generation} saved to {stop.path} "
                 f"(continue with: tensorca run --resume {stop.path} --gens N)", stderr=True)
@@ -123,12 +140,22 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--checkpoint-every needs --checkpoint FILE")
     if args.population_every is not None and args.population is None:
         raise UsageError("--population-every needs --population FILE.csv")
+    if args.step is not None and args.exponential:
+        raise UsageError("--step and --exponential choose the steps two ways; give one")
+    if args.step is not None or args.exponential:
+        given = [name for name, value in (("--population", args.population), ("--checkpoint-every",
+                 args.checkpoint_every)) if value is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)} cannot be combined with --step/--exponential (each step prints its "
+                             f"population; --checkpoint writes after every step)")
     if args.soup is None:
         given = [f"--{name}" for name in SOUP_ONLY if getattr(args, name) is not None]
         if given:
             verb = "applies" if len(given) == 1 else "apply"
             raise UsageError(f"{', '.join(given)} {verb} to --soup only (the pattern comes from "
                              f"{'the checkpoint' if args.resume else 'the file'})")
+    if args.soup is not None and args.checkpoint is not None and args.checkpoint.lower().endswith((".mc", ".mc.gz")):
+        raise UsageError("--checkpoint FILE.mc holds one pattern; a --soup run checkpoints to FILE.npz")
     if args.resume is not None and args.topology is not None:
         raise UsageError("--topology cannot change a checkpoint's topology; --resume keeps it")
     _args.check_output(args.out, "pattern", "--out")
@@ -226,6 +253,45 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
+# -- stepping (bgolly's -i and -2) -------------------------------------------------------------
+
+
+def step_sizes(total: int, step: int | None) -> list[int]:
+    """Generations per step: ``step`` at a time (the last step shorter, ending at ``total``), or
+    with ``step`` None exponentially, each step reaching twice the generation before (1, 1, 2, 4, ...)."""
+    sizes: list[int] = []
+    done = 0
+    while done < total:
+        k = step if step is not None else max(done, 1)
+        k = min(k, total - done)
+        sizes.append(k)
+        done += k
+    return sizes
+
+
+def run_steps(args: argparse.Namespace, start: Start, checkpoint: str | None) -> Any:
+    """Run ``--gens`` in steps, printing ``generation: population`` before the first and after each
+    (a batch: one population per grid). Each step is one ``run`` (auto chooses again; a HashLife
+    result continues from its tree)."""
+    state, done = start.state, 0
+    _print_step(state, start.generation)
+    for k in step_sizes(args.gens, args.step):
+        state = simulate.run(state, start.rule_arg, k, backend=args.backend, topology=start.topology,
+                             device=args.device, max_bytes=args.max_bytes, checkpoint=checkpoint,
+                             start_generation=start.generation + done if not isinstance(state, Pattern) else 0)
+        done += k
+        _print_step(state, start.generation + done)
+    return state
+
+
+def _print_step(state: Any, generation: int) -> None:
+    if isinstance(state, Pattern):
+        say(f"{state.generation}: {state.population}")
+        return
+    grids = state if state.ndim == 3 else state[None]
+    say(f"{generation}: " + " ".join(str(int(p)) for p in np.count_nonzero(grids, axis=(1, 2))))
+
+
 # -- after the run ----------------------------------------------------------------------------
 
 
@@ -235,6 +301,8 @@ def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: 
     if isinstance(result, Pattern):
         final, cells_per_generation = result, (result.cells.size if result.topology.bounded else None)
         _pattern_rows(table, result, start.rule)
+        if args.explain and result.tree_backed:
+            _tree_rows(table, result)
     else:
         final = _array_rows(table, args, start, result)
         cells_per_generation = result.size
@@ -255,6 +323,16 @@ def _pattern_rows(table: Table, result: Pattern, rule: Rule) -> None:
     table.add_row("generation", str(result.generation))
     table.add_row("population", str(result.population))
     table.add_row("bounding box", "empty" if box is None else f"x={box[0]} y={box[1]} {box[2]}x{box[3]}")
+
+
+def _tree_rows(table: Table, result: Pattern) -> None:
+    """HashLife's node store after the run: nodes, garbage collections, result-cache hit rate."""
+    stats = result.tree.stats()
+    table.add_row("hashlife nodes", f"{stats['nodes']:,} of {stats['capacity']:,} "
+                                    f"({stats['bytes'] / 1e6:.1f} MB, budget {stats['max_bytes'] / 1e6:.0f} MB)")
+    table.add_row("GC runs", str(stats["gc_runs"]))
+    lookups = stats["cache_hits"] + stats["cache_misses"]
+    table.add_row("cache hit rate", f"{100 * stats['hit_rate']:.1f}% of {lookups:,} result look-ups")
 
 
 def _array_rows(table: Table, args: argparse.Namespace, start: Start, result: np.ndarray) -> Pattern:

@@ -21,6 +21,7 @@ from . import table_steps as _table_steps  # noqa: F401,E402  rule-file and Supe
 from .base import Engine
 from .devices import cpu_and_cuda, cuda_available, cuda_only
 from .info import EngineCost, EngineInfo
+from .lanes_layout import use_lanes
 from .numpy_reference import NumpyEngine
 from .registry import (
     available_engines,
@@ -58,6 +59,13 @@ def bitpack_precheck(spec: StepSpec, topology: Topology) -> bool:
     from . import bitpack_circuit
 
     return bitpack_circuit.why_not_bitpack(spec, topology) is None
+
+
+def bitpack_cpu_precheck(spec: StepSpec, topology: Topology) -> bool:
+    """:func:`bitpack_precheck`, plus Generations rules over any 3x3 table (``bitpack-cpu`` only)."""
+    from . import bitpack_circuit
+
+    return bitpack_circuit.why_not_bitpack(spec, topology, generations=True) is None
 
 
 def moore_bs_precheck(spec: StepSpec, topology: Topology) -> bool:
@@ -114,12 +122,17 @@ register_lazy(EngineInfo(
 # warm, Numba's import apart, in fresh processes on the 2-core EPYC (2026-12-01): 1.19, 1.16, 1.18 s
 # with the machine nearly idle (load average 1.2; wall time = the process's CPU time), median 1.2 s.
 # The same runs under load (load average 4.5-5.6) took 2.4-3.8 s of wall time for 1.2 s of CPU.
+# bitpack-cpu family "generations" (bitpack_generations): time per generation over B3/S23's, same run,
+# 1024^2 soups, packing included: 0.8 (/2/3) to 2.3 (256 states), 2.1 for 345/2/4 (load average 5).
+# bitpack-cpu LANE_CELL_S: batches of small grids run one grid per bit lane (bitpack_lanes).
+LANE_CELL_S = 8e-12
 register_lazy(EngineInfo(
     "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
-    imports="numba", preference=20, precheck=bitpack_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
+    imports="numba", preference=20, precheck=bitpack_cpu_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
                                      compile_s=1.2, load_s=0.12, import_s=0.12,
-                                     family_cell={"table": 2.5})},
+                                     lanes=use_lanes, lane_cell_s=LANE_CELL_S,
+                                     family_cell={"table": 2.5, "generations": 2.0})},
 ))
 register_lazy(EngineInfo(
     "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
@@ -128,6 +141,59 @@ register_lazy(EngineInfo(
     default_costs={"cuda": EngineCost(call_s=60e-6, call_cell_s=5e-12, gen_s=6e-6, cell_s=0.1e-12, compile_s=3.0,
                                       import_s=2.0, transfer_Bps=12e9)},
 ))
+
+
+def ltl_precheck(spec: StepSpec, topology: Topology) -> bool:
+    """Mask counts with interval updates (Larger than Life, HROT) on any bounded topology (no Numba import)."""
+    from .ltl_cpu import why_not_ltl
+
+    return why_not_ltl(spec, topology) is None
+
+
+def ltl_kernel_state(rule: Rule) -> str:
+    """``"loaded" | "disk" | "cold" | "none"`` for ``ltl-cpu``'s Numba kernels (nothing imported to ask)."""
+    from .ltl_cpu import kernel_state
+
+    return kernel_state(rule)
+
+
+# ltl-cpu, measured on the 2-core EPYC (2026-12-01, other jobs running: load average 2-5): 1024^2
+# torus, 40% soup, R5 Moore (the ltl family's scale 1) 2.2-2.8 G/s per core (CPU time), vN R7 1.7-2.4;
+# per call ~80 us plus padding/unpadding ~0.3 ns/cell; 1-2 us per generation on one thread, ~10 us
+# with the barrier of two; rows of 64 cells cost ~200 ns each beyond their cells (short vector
+# loops), hence row_s. Cold compile 6.8 s of CPU for the first rule, 2.5-3.5 s for each other
+# (kernel, count dtype); loading them from Numba's cache ~0.5 s.
+register_lazy(EngineInfo(
+    "ltl-cpu", "tensorca.engines.ltl_cpu:LtlCpuEngine", requires=("numba",), install=_FAST, imports="numba",
+    preference=25, precheck=ltl_precheck, kernel_state=ltl_kernel_state,
+    default_costs={"cpu": EngineCost(call_s=80e-6, call_cell_s=0.3e-9, gen_s=10e-6, cell_s=0.25e-9, row_s=100e-9,
+                                     compile_s=7.0, load_s=0.5, import_s=0.12)},
+))
+
+
+def dask_precheck(spec: StepSpec, topology: Topology) -> bool:
+    """A plain torus or bounded plane (what Dask's array boundaries express) and discrete states."""
+    return topology.kind in ("torus", "plane") and not (topology.shift_x or topology.shift_y) and bool(
+        spec.state_space.discrete)
+
+
+# The dask engine wraps the others (one chunk each, halos exchanged every k generations). auto never
+# picks it (auto=False): a grid in memory runs faster on its own engine; it runs when named, and for a
+# dask array (lazy, larger than memory). call_s + call_cell_s * padded cells is one chunk's exchange
+# (tasks, halo slices, concatenation, trim) beyond its inner engine's call, on Dask's threads ("cpu")
+# and on a LocalCluster of processes ("cluster"): 100 generations of 4096^2 Life chunked by 1024 with
+# k = 1 on the 2-core EPYC took 9.6 s and 32.9-37.1 s, i.e. 12 ms and ~42 ms of work per exchange of a
+# 1024^2 chunk (load 1.3-2.3 and 2.3-4.7; docs/dask.md).
+register_lazy(EngineInfo(
+    "dask", "tensorca.engines.dask_engine:DaskEngine", requires=("dask", "distributed"),
+    install="pip install 'tensorca[dask]'", imports="dask", auto=False, preference=90, precheck=dask_precheck,
+    default_costs={"cpu": EngineCost(call_s=0.5e-3, call_cell_s=10e-9, gen_s=0.0, cell_s=0.0),
+                   "cluster": EngineCost(call_s=5e-3, call_cell_s=35e-9, gen_s=0.0, cell_s=0.0)},
+))
+# HashLife (issue 12): native on the unbounded plane; facts and costs in hashlife_info.
+from .hashlife_info import HASHLIFE  # noqa: E402
+
+register_lazy(HASHLIFE)
 
 __all__ = [
     "Engine",

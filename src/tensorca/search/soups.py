@@ -25,6 +25,7 @@ How a batch runs (the same scheme for every engine):
 
 from __future__ import annotations
 
+import bisect
 import math
 import secrets
 import time
@@ -64,6 +65,8 @@ FIRST_PLANE = 128
 MAX_PLANE = 1024
 #: A rough mean lifetime (generations) of a 16x16 soup: the work ``backend="auto"`` plans for.
 TYPICAL_LIFETIME = 1000
+#: Soups kept per apgcode as samples (the lowest indices), as apgsearch keeps ten soup ids per object.
+SAMPLES = 10
 
 
 @dataclass
@@ -72,7 +75,8 @@ class SoupSearchResult:
 
     ``counts``: apgcode -> number of objects, most common first; ``soups``: soups run;
     ``seconds``: wall time; ``generations``: generations run, summed over soups; ``unstable``:
-    soups not stable by ``max_gens``; ``engine``/``device``: what ran them.
+    soups not stable by ``max_gens``; ``engine``/``device``: what ran them; ``samples``: apgcode ->
+    the indices of the first :data:`SAMPLES` soups (lowest indices) in which it was counted.
     """
 
     counts: dict[str, int]
@@ -90,6 +94,7 @@ class SoupSearchResult:
     interrupted: bool = False
     #: The seed the soups were drawn from (drawn at random when ``soup_search`` got ``seed=None``).
     seed: int | None = None
+    samples: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def soups_per_second(self) -> float:
@@ -179,6 +184,16 @@ class _Search:
         self.promoted = 0
         self.finished = 0  # soups censused (their counts are in self.counts)
         self.seed: int | None = None
+        self.samples: dict[str, list[int]] = {}
+
+    def record(self, soup: _Soup, codes: list[str]) -> None:
+        """Count ``codes`` (the soup's objects and escaped ships) and keep ``soup`` as a sample of each."""
+        self.counts.update(codes)
+        for code in set(codes):
+            kept = self.samples.setdefault(code, [])
+            if len(kept) < SAMPLES or soup.index < kept[-1]:
+                bisect.insort(kept, soup.index)
+                del kept[SAMPLES:]
 
     # -- host-side handling ----------------------------------------------------------------
     def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
@@ -186,8 +201,7 @@ class _Search:
         found = self.splitter.split(crop(cells, (0, 0)))
         if stable_only and (any(f.apgcode == UNRESOLVED for f in found) or not _ships_clear(found, self.reach)):
             return False
-        self.counts.update(f.apgcode for f in found)
-        self.counts.update(soup.escaped)
+        self.record(soup, [f.apgcode for f in found] + list(soup.escaped.elements()))
         self.escaped += sum(soup.escaped.values())
         self.generations += soup.gen
         self.finished += 1
@@ -329,7 +343,7 @@ class _Search:
                     continue
                 pops[b] = np.count_nonzero(cells[b])
             if pops[b] == 0:
-                self.counts.update(soup.escaped)
+                self.record(soup, list(soup.escaped.elements()))
                 self.escaped += sum(soup.escaped.values())
                 self.generations += soup.gen
                 self.finished += 1
@@ -529,4 +543,5 @@ def _result(search: _Search, soups: int, seconds: float, interrupted: bool = Fal
         promoted=search.promoted,
         interrupted=interrupted,
         seed=search.seed,
+        samples={code: list(kept) for code, kept in sorted(search.samples.items())},
     )

@@ -10,7 +10,6 @@ added to its message (the same exception type, chained to the original).
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import os
 from collections.abc import Iterator
@@ -23,13 +22,15 @@ from .. import checkpoint as checkpoint_io
 from .. import costmodel
 from ..arrays import as_cells, device_kind, is_tensor, like_input
 from ..engines.base import Engine
+from ..engines.registry import unbounded_native
 from ..errors import GridError, TensorcaError, TopologyError, UsageError
 from ..observers import Population, Samples
 from ..pattern import Pattern
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from . import checks
+from ..unbounded import tree_saver
+from . import checks, lazy
 from .plan import Checkpointer, RunPlan, boundaries, data_device, progress_step
 from .progress import ProgressCallback, check_progress, progress_reporter
 from .select import DEFAULT_BACKEND, check_run_device, select_engine
@@ -106,6 +107,10 @@ def run(
     if isinstance(state, Pattern):
         return _run_pattern(state, rule, generations, request)
     start = checks.count(start_generation, "start_generation")
+    if lazy.wanted(state, path):  # a dask array, or a zarr store as checkpoint: the dask engine, out of core
+        return lazy.run_lazy(state, rule, generations, backend=request.backend, topology=topology,
+                             device=request.device, progress=request.progress, observe=request.observe,
+                             checkpoint=path, checkpoint_every=every, start=start)
     return _run_grid(state if is_tensor(state) else np.asarray(state), rule, generations, request, start)
 
 
@@ -120,6 +125,8 @@ def resume(path: str | os.PathLike, generations: int, **options: Any) -> Any:
     for fixed in ("rule", "topology", "start_generation", "state"):
         if fixed in options:
             raise UsageError(f"resume() takes {fixed} from the checkpoint; do not pass {fixed}=")
+    if lazy.wanted(None, path):  # a zarr store: a lazy dask array back (see tensorca.simulate.lazy)
+        return lazy.resume_store(path, generations, **options)
     saved = checkpoint_io.load(path)
     if isinstance(saved.state, Pattern):
         return run(saved.state, saved.rule, generations, topology=saved.topology, **options)
@@ -142,22 +149,24 @@ def explain(
     if device is not None:
         device_kind(device)  # the syntax only: explaining a GPU run from a CPU machine is allowed
         device = str(device)
+    population = None
     if isinstance(state, Pattern):
-        rule_value, topo = resolve(rule, topology, shape=state.cells.shape, fallback=state.rule)
+        rule_value, topo = resolve(rule, topology, shape=state.shape, fallback=state.rule)
         topo = topo or state.topology
-        batch, shape = 1, (topo.shape if topo.bounded else tuple(state.cells.shape))
-        where = "cpu"
+        batch, shape = 1, (topo.shape if topo.bounded else state.shape)
+        where, population = "cpu", (None if topo.bounded else state.population)
     else:
         grid = state if is_tensor(state) else np.asarray(state)
         dims = tuple(int(s) for s in grid.shape)
-        if len(dims) not in (2, 3):
+        if len(dims) not in (2, 3, 4):
             raise GridError(f"grid must be (H, W) or (B, H, W), got shape {dims}")
-        batch, shape = (dims[0], dims[1:]) if len(dims) == 3 else (1, dims)
+        shape = dims[-2:]
         rule_value, topo = resolve(rule, topology, shape=shape)
+        batch = 1 if checks.single_grid(grid, rule_value) else dims[0]
         topo = topo or Topology.torus(shape[1], shape[0])
         where = data_device(grid)
     return costmodel.choose(rule_value, topo, batch, shape, generations, data_device=where, device=device,
-                            calls=calls)
+                            calls=calls, population=population)
 
 
 # -- errors with context ------------------------------------------------------------------------
@@ -166,7 +175,12 @@ def explain(
 def with_context(exc: TensorcaError, context: str) -> TensorcaError:
     """A copy of ``exc`` (same type and attributes) whose message ends with ``context``."""
     text = f"{exc} ({context})"
-    new = copy.copy(exc)
+    # BaseException's own reduction, as copy.copy did until a library registers exception reducers
+    # (dask's tblib), whose copies fail for exceptions with two built-in bases (MemoryBudgetError).
+    cls, args, *state = BaseException.__reduce__(exc)
+    new = cls(*args)
+    if state and state[0]:
+        new.__dict__.update(state[0])
     new.args = (text,)
     if isinstance(new, ImportError):
         new.msg = text  # ImportError.__str__ reads msg, not args
@@ -195,12 +209,16 @@ def _engine_label(backend: str | Engine) -> str:
 
 
 def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Request, start: int) -> Any:
-    if grid.ndim not in (2, 3):
+    if grid.ndim not in (2, 3, 4):
         raise GridError(f"grid must be (H, W) or (B, H, W), got shape {tuple(grid.shape)}")
     shape = (int(grid.shape[-2]), int(grid.shape[-1]))
     rule_value, topo = resolve(rule, request.topology, shape=shape)
+    single = checks.single_grid(grid, rule_value)  # (H, W), or (C, H, W) for a multi-channel rule
+    if request.observe is not None and checks.channel_count(rule_value) is not None:
+        raise UsageError(f"observers sum (B, H, W) grids; rule {rule_value.canonical()!r} has channels, so "
+                         "observe= is not supported for it yet (sum the returned cells instead)")
     cells = as_cells(grid, not rule_value.state_space.discrete, rule_value.canonical())
-    batch = cells if cells.ndim == 3 else cells[None]
+    batch = cells[None] if single else cells
     topo = topo or Topology.torus(shape[1], shape[0])
     if not topo.bounded:
         raise TopologyError("an array has no origin to grow from; "
@@ -210,17 +228,16 @@ def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Re
     dims = tuple(int(s) for s in batch.shape)
     request = _keep_autograd(grid, request)
     with engine_context(rule_value, topo, dims, _engine_label(request.backend)):
-        engine, run_device = select_engine(request.backend, rule_value, topo, dims, generations,
+        engine, run_device = select_engine(request.backend, rule_value, topo, (dims[0], *shape), generations,
                                            data_device=data_device(batch), device=request.device,
                                            calls=_calls(generations, request))
     checks.check_states(batch, rule_value)
     if getattr(grid, "requires_grad", False) and engine.array_module != "torch":
         raise UsageError(f"the grid requires grad, but engine {engine.name!r} computes on NumPy arrays and would drop "
                          "the autograd graph; use backend='torch'")
-    _check_checkpoint(request, rule_value)
     checkpointer = None
     if request.checkpoint is not None:
-        batched = cells.ndim == 3
+        batched = not single
         checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, _origin: (
             checkpoint_io.manifest_for("grid", rule_value, topo, gen, batched=batched, engine=engine.name)))
     samples = Samples(request.observe)
@@ -231,14 +248,7 @@ def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Re
         out = plan.advance_batch(batch)
     samples.finish(dims[0])
     out = like_input(out, grid)
-    return out if cells.ndim == 3 else out[0]
-
-
-def _check_checkpoint(request: _Request, rule: Rule) -> None:
-    """Checkpoints store uint8 states: refuse a continuous rule's floats rather than truncate them."""
-    if request.checkpoint is not None and not rule.state_space.discrete:
-        raise UsageError(f"checkpoints hold discrete states; rule {rule.canonical()!r} is continuous (float cells), "
-                         "which checkpoints do not store yet")
+    return out[0] if single else out
 
 
 def _keep_autograd(grid: Any, request: _Request) -> _Request:
@@ -249,18 +259,28 @@ def _keep_autograd(grid: Any, request: _Request) -> _Request:
 
 
 def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, request: _Request) -> Pattern:
-    rule_value, topo = resolve(rule, request.topology, shape=pattern.cells.shape, fallback=pattern.rule)
+    rule_value, topo = resolve(rule, request.topology, shape=pattern.shape, fallback=pattern.rule)
     topo = topo or pattern.topology
+    if checks.channel_count(rule_value) is not None:
+        raise GridError(f"a Pattern holds one (H, W) plane; rule {rule_value.canonical()!r} has "
+                        f"{checks.channel_count(rule_value)} channels: run it on a (C, H, W) or (B, C, H, W) array")
+    chosen = None
+    if not topo.bounded:  # the engine first: a quadtree engine never needs dense cells
+        with engine_context(rule_value, topo, (1, *pattern.shape), _engine_label(request.backend)):
+            chosen = select_engine(request.backend, rule_value, topo, (1, *pattern.shape), generations,
+                                   data_device="cpu", device=request.device, calls=_calls(generations, request),
+                                   population=pattern.population)
+        if unbounded_native(chosen[0]):
+            return _run_tree(pattern, chosen[0], rule_value, topo, generations, request)
     cells = as_cells(np.asarray(pattern.cells), not rule_value.state_space.discrete, rule_value.canonical())[None]
     checks.check_states(cells, rule_value)
     shape = topo.shape if topo.bounded else (int(cells.shape[1]), int(cells.shape[2]))
     grid = _place_on_grid(cells, topo) if topo.bounded else cells
     dims = tuple(int(s) for s in grid.shape)
     with engine_context(rule_value, topo, dims, _engine_label(request.backend)):
-        engine, run_device = select_engine(request.backend, rule_value, topo, (1, *shape), generations,
-                                           data_device="cpu", device=request.device,
-                                           calls=_calls(generations, request))
-    _check_checkpoint(request, rule_value)
+        engine, run_device = chosen or select_engine(request.backend, rule_value, topo, (1, *shape), generations,
+                                                     data_device="cpu", device=request.device,
+                                                     calls=_calls(generations, request))
     checkpointer = None
     if request.checkpoint is not None:
         checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, origin: (
@@ -278,6 +298,29 @@ def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, re
     samples.finish(1)
     return dataclasses.replace(pattern, cells=np.asarray(out)[0], rule=rule_value, topology=topo, origin=origin,
                                generation=pattern.generation + generations)
+
+
+def _run_tree(pattern: Pattern, engine: Engine, rule: Rule, topo: Topology, generations: int,
+              request: _Request) -> Pattern:
+    """The unbounded plane on an engine that runs it as a quadtree: the pattern's tree (a copy) or
+    one built from its cells, stepped in place; the result is a tree-backed pattern."""
+    dims = (1, *pattern.shape)
+    with engine_context(rule, topo, dims, engine.name):
+        universe = engine.start(pattern, rule, request.max_bytes)
+    checkpointer = save = None
+    if request.checkpoint is not None:
+        checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, origin: (
+            checkpoint_io.manifest_for("pattern", rule, topo, gen, batched=False, pattern=pattern, origin=origin,
+                                       engine=engine.name)))
+        save = tree_saver(checkpointer, rule, pattern)
+    samples = Samples(request.observe)
+    with progress_reporter(request.progress, generations) as progress, engine_context(rule, topo, dims, engine.name):
+        plan = RunPlan(engine, rule, topo, generations, None, request.max_bytes, progress, samples, checkpointer,
+                       pattern.generation)
+        universe = plan.advance_tree(universe, save)
+    samples.finish(1)
+    return Pattern(tree=universe, rule=rule, topology=topo, generation=pattern.generation + generations,
+                   name=pattern.name, comments=list(pattern.comments), author=pattern.author)
 
 
 def _place_on_grid(cells: np.ndarray, topo: Topology) -> np.ndarray:
