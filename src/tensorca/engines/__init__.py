@@ -185,7 +185,7 @@ def dask_precheck(spec: StepSpec, topology: Topology) -> bool:
 # k = 1 on the 2-core EPYC took 9.6 s and 32.9-37.1 s, i.e. 12 ms and ~42 ms of work per exchange of a
 # 1024^2 chunk (load 1.3-2.3 and 2.3-4.7; docs/dask.md).
 register_lazy(EngineInfo(
-    "dask", "tensorca.engines.dask_engine:DaskEngine", requires=("dask", "distributed"),
+    "dask", "tensorca.engines.dask_engine:DaskEngine", requires=("dask",),
     install="pip install 'tensorca[dask]'", imports="dask", auto=False, preference=90, precheck=dask_precheck,
     default_costs={"cpu": EngineCost(call_s=0.5e-3, call_cell_s=10e-9, gen_s=0.0, cell_s=0.0),
                    "cluster": EngineCost(call_s=5e-3, call_cell_s=35e-9, gen_s=0.0, cell_s=0.0)},

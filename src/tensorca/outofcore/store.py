@@ -27,7 +27,7 @@ import dask.array as da
 import numpy as np
 
 from ..checkpoint import FORMAT, _int_field, _rule_from, _topology_from
-from ..errors import CheckpointError, TensorcaError
+from ..errors import CheckpointError, MissingDependencyError, TensorcaError
 from ..rules.base import Rule
 from ..topology import Topology
 from .paths import is_store, is_zarr_dir, next_path, prev_path
@@ -71,8 +71,7 @@ def save_store(path: str | os.PathLike, grid: da.Array, manifest: dict, *, packe
     ``grid`` (on the current dask.distributed Client, else the local scheduler); each task writes its
     own chunk, so no worker holds more than a few chunks. Returns ``path``.
     """
-    import zarr
-
+    zarr = _zarr()
     path = Path(path)
     if grid.ndim != 3:
         raise CheckpointError(f"a store holds (B, H, W) cells, got shape {grid.shape}")
@@ -125,10 +124,18 @@ def _recover(path: Path) -> None:
         os.replace(prev_path(path), path)
 
 
-def _open_zarr(path: Path) -> Any:
-    import zarr
+def _zarr() -> Any:
+    """The zarr module; :class:`MissingDependencyError` with the pip command when it is absent."""
+    try:
+        import zarr
+    except ImportError as exc:
+        raise MissingDependencyError(f"zarr stores need zarr, which is not installed here ({exc})", package="zarr",
+                                     install="pip install 'tensorca[dask]'") from exc
+    return zarr
 
-    return zarr.open_array(store=str(path), mode="r")
+
+def _open_zarr(path: Path) -> Any:
+    return _zarr().open_array(store=str(path), mode="r")
 
 
 def open_store(path: str | os.PathLike) -> Store:
@@ -145,6 +152,8 @@ def open_store(path: str | os.PathLike) -> Store:
         return _open(path)
     except CheckpointError as exc:
         raise CheckpointError(f"{path}: {exc}") from exc
+    except MissingDependencyError:
+        raise
     except TensorcaError as exc:  # a rule or topology in the manifest that does not parse
         raise CheckpointError(f"{path}: {exc}") from exc
     except Exception as exc:  # a hostile store can fail in zarr, JSON or NumPy: report, never leak
