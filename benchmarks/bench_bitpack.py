@@ -16,7 +16,7 @@ QuickLife (``bgolly``, built from Golly's source under /tmp, not committed)::
     .venv/bin/python benchmarks/bench_bitpack.py --tables [--bgolly /tmp/bgolly]
 
 Skipping what has settled (bitpack-cpu's column kernels with and without skipping, the row
-kernels they replaced, QuickLife; B3/S23 for 1000 and 4000 generations, the --tables rules, and
+kernels they replaced, QuickLife; B3/S23 for 1000, 4000 and 10000 generations, the --tables rules, and
 the overhead on fresh soups)::
 
     .venv/bin/python benchmarks/bench_bitpack.py --settle [--bgolly /tmp/bgolly]
@@ -387,8 +387,8 @@ def settle_bench(quick: bool, bgolly: str) -> dict:
     runs it (column kernels skipping what has settled, bands of rows on the free cores), the same
     on one thread (``1t``), the column kernels computing every word on one thread (``dense``), the
     row kernels they replaced (``rows``, one thread at this size), and bgolly's QuickLife on the
-    same soup and generations (best of 2). Then the overhead of skipping on fresh soups (20
-    generations, 5 seeds, one thread)."""
+    same soup and generations (best of 2); last, a 128^2 soup in the middle of an empty 1024^2 torus.
+    Then the overhead of skipping on fresh soups (20 generations, 5 seeds, one thread)."""
     import numba
 
     from tensorca.cpu_load import free_cores
@@ -397,22 +397,26 @@ def settle_bench(quick: bool, bgolly: str) -> dict:
 
     side = 1024
     cells = (np.random.default_rng(0).random((1, side, side)) < 0.4).astype(np.uint8)
-    words = pack(cells, 64)
     rs, mask = np.uint64(63), np.uint64(last_word_mask(side, 64))
     threads = numba.get_num_threads()
-    long = 2000 if quick else 4000
-    cases = [("B3/S23", "B3/S23", 1000), ("B3/S23", "B3/S23", long), ("MAP B3/S23", LIFE_MAP, 1000),
+    longer = [("B3/S23", "B3/S23", 4000)] + ([] if quick else [("B3/S23", "B3/S23", 10000)])
+    cases = [("B3/S23", "B3/S23", 1000), *longer, ("MAP B3/S23", LIFE_MAP, 1000),
              ("B2-a/S12", "B2-a/S12", 1000), ("B3/S2-i34q", "B3/S2-i34q", 1000), ("random MAP", random_map(0), 1000)]
     repeats = 3 if quick else 5
     rows = []
+    patch = np.zeros_like(cells)  # a 128^2 soup in an empty grid, as on the unbounded plane's margins
+    patch[0, 448:576, 448:576] = cells[0, :128, :128]
+    cases.append(("128^2 in 1024^2", "B3/S23", 1000))
     for label, text, gens in cases:
+        start = patch if label.startswith("128^2") else cells
+        words = pack(start, 64)
         rule = parse_rule(text)
         module, lut = bc.table_kernels_for(bc.rule_table(rule))
 
-        def columns(skip, n_threads, m=module, lt=lut, g=gens):
+        def columns(skip, n_threads, m=module, lt=lut, g=gens, w=words):
             numba.set_num_threads(n_threads)
             try:
-                return bc._advance_columns(m, lt, words, True, rs, mask, g, skip=skip)
+                return bc._advance_columns(m, lt, w, True, rs, mask, g, skip=skip)
             finally:
                 numba.set_num_threads(threads)
 
@@ -422,8 +426,8 @@ def settle_bench(quick: bool, bgolly: str) -> dict:
         t_skip = best_of(lambda: columns(True, threads), repeats)
         t_skip1 = best_of(lambda: columns(True, 1), repeats)
         t_dense1 = best_of(lambda: columns(False, 1), repeats)
-        t_rows = best_of(lambda r=rule, g=gens: row_kernels(words, side, r, g), repeats)
-        golly = bgolly_rate(bgolly, cells[0], text, gens)
+        t_rows = best_of(lambda r=rule, g=gens, w=words: row_kernels(w, side, r, g), repeats)
+        golly = bgolly_rate(bgolly, start[0], text, gens)
         work = side * side * gens
         row = {"rule": label, "gens": gens, "skip": work / t_skip, "skip_1t": work / t_skip1,
                "dense_1t": work / t_dense1, "rows": work / t_rows, "quicklife": golly,

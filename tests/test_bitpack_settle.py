@@ -4,9 +4,10 @@ A word is skipped when its 3x3 block of words equalled generation t - 2, so ever
 long enough for soups to settle into still lifes and blinkers, with something still moving
 (gliders crossing word, 64-row chunk and torus edges; a pentadecathlon, period 15, astride a word
 boundary) and compares bit for bit with the NumPy reference: torus and plane, B0 rules (the whole
-background flips every generation), Hensel and MAP tables, batches, odd and tiny shapes, every
-launch path, the generic kernel. White-box checks read the change bits themselves: settled
-regions must be skipped, and moving ones not.
+background flips every generation), Hensel and MAP tables, batches, odd and tiny shapes (forced
+onto the column kernels), every launch path (one thread, a task per grid, bands of rows with their
+own halos), the generic kernel. White-box checks read the change bits themselves: settled regions
+must be skipped, and moving ones not.
 """
 
 from __future__ import annotations

@@ -122,6 +122,8 @@ register_lazy(EngineInfo(
 # warm, Numba's import apart, in fresh processes on the 2-core EPYC (2026-12-01): 1.19, 1.16, 1.18 s
 # with the machine nearly idle (load average 1.2; wall time = the process's CPU time), median 1.2 s.
 # The same runs under load (load average 4.5-5.6) took 2.4-3.8 s of wall time for 1.2 s of CPU.
+# Since the column kernels (bitpack_columns, which 64x64 runs): 3.5-4.0 s of CPU against 2.1 s for the row
+# kernels in the same run (load average 0.9, 2026-12-01), so 1.2 s x 1.8 = 2.2 s.
 # bitpack-cpu family "generations" (bitpack_generations): time per generation over B3/S23's, same run,
 # 1024^2 soups, packing included: 0.8 (/2/3) to 2.3 (256 states), 2.1 for 345/2/4 (load average 5).
 # bitpack-cpu LANE_CELL_S: batches of small grids run one grid per bit lane (bitpack_lanes).
@@ -130,7 +132,7 @@ register_lazy(EngineInfo(
     "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
     imports="numba", preference=20, precheck=bitpack_cpu_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
-                                     compile_s=1.2, load_s=0.12, import_s=0.12,
+                                     compile_s=2.2, load_s=0.12, import_s=0.12,
                                      lanes=use_lanes, lane_cell_s=LANE_CELL_S,
                                      family_cell={"table": 2.5, "generations": 2.0})},
 ))

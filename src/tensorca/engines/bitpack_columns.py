@@ -4,10 +4,12 @@ The grid is held as ``(B, wp + 1, H)`` ``uint64``: word ``k`` of every row lies 
 column ``[g, k, :]`` (the last column, index ``wp``, is always 0: the dead neighbour of the edge
 columns on a bounded plane). A generation walks each column top to bottom; its loops run down
 the rows, so they are as long as the grid is tall and vectorise whatever the width (row-major
-kernels at 1024 cells wide run loops of 16 words, mostly scalar: the column kernels are ~3x faster
-there). Per column and run of rows, one loop computes each row's planes from the column and its
-two neighbour columns (a B/S rule: the horizontal 3-sum as two bit-planes; a table rule: the
-west-shifted word, the word, the east-shifted word), a second loop the rule.
+kernels at 1024 cells wide run loops of 16 words, mostly scalar: the column kernels are about 2x
+faster there, single thread). Per column and run of rows, one loop computes each row's planes
+from the column and its two neighbour columns (a B/S rule: the horizontal 3-sum as two
+bit-planes; a table rule: the west-shifted word, the word, the east-shifted word), a second loop
+the rule. A generation sweeps blocks of ``RUN_CHUNKS`` 64-row chunks across every column, so a
+column's rows are still in L1 when its neighbour reads them.
 
 **Skipping what has settled.** Buffers ping-pong, so when generation ``t + 1`` is written into
 ``dst``, ``dst`` holds generation ``t - 1``. Writing a word, the kernel compares it with the word it
@@ -25,6 +27,12 @@ has no history: every input bit starts set and ``dst`` starts as a copy of ``src
 bits compare generation 1 with 0, which proves as much: equal inputs one generation apart give
 equal outputs).
 
+Drivers: ``col_whole_serial`` and ``col_whole`` (all generations of a grid in one task; batches
+over ``prange``), and ``col_bands`` for fewer grids than threads: each task copies a band of rows
+plus ``generations`` rows either side and runs them as a grid of its own, exact in the band for
+that many generations (the copy's wrong outer edge spreads a row a generation), so threads meet
+once per epoch of generations, not once per generation.
+
 Nothing here imports Numba: the kernels are source text appended to :mod:`.bitpack_cpu`'s
 generated modules (:func:`bs_columns`, :func:`table_columns`).
 """
@@ -38,7 +46,7 @@ import numpy as np
 RUN_CHUNKS = 4
 
 #: The part every column module shares: skipping, the pass over one column, the drivers.
-#: Each rule's part defines ``_col_scratch``, ``_col_put``, ``_col_rows`` and ``_col_out``.
+#: Each rule's part defines ``_col_scratch`` and ``_col_out``; ``{store}`` stores a row's planes.
 _COMMON = '''
 
 RUN_CHUNKS = {run}
@@ -48,7 +56,7 @@ CONES = ~np.uint64(0)
 
 @njit(cache=True)
 def _col_msb(x):
-    \"\"\"Index of the highest set bit of x (x != 0).\"\"\"
+    """Index of the highest set bit of x (x != 0)."""
     n = 0
     if x >> np.uint64(32):
         n += 32
@@ -71,37 +79,6 @@ def _col_msb(x):
 
 
 @njit(cache=True)
-def _col_sides(k, wp, hwrap, rs):
-    \"\"\"(west column, its carry shift, east column, its carry shift) of column k. A torus's edge
-    columns take the far edge's last real bit (bit rs of the last word); a plane's take the dead
-    column wp. A carry shifted into the last word's padding only reaches padding outputs, which
-    are masked.\"\"\"
-    kl = k - 1
-    sl = U63
-    kr = k + 1
-    sr = U63
-    if k == 0:
-        if hwrap:
-            kl = wp - 1
-            sl = rs
-        else:
-            kl = wp
-    if k == wp - 1:
-        if hwrap:
-            kr = 0
-            sr = rs
-        else:
-            kr = wp
-    return kl, sl, kr, sr
-
-
-@njit(cache=True)
-def _col_changed(fi, g, kl, k, kr, c):
-    """Rows of chunk c where column k or a neighbour column changed."""
-    return fi[g, kl, c] | fi[g, k, c] | fi[g, kr, c]
-
-
-@njit(cache=True)
 def _col_active(fi, g, kl, k, kr, vwrap, lastbit, skip, c0, c1, acts):
     """Rows of chunks c0..c1-1 of column k to compute into acts[:c1 - c0]: the rows whose 3x3
     block of words changed (bits fi; bit lastbit of the last chunk is the last row); every row
@@ -111,20 +88,21 @@ def _col_active(fi, g, kl, k, kr, vwrap, lastbit, skip, c0, c1, acts):
         for c in range(c0, c1):
             acts[c - c0] = CONES
     else:
+        # rows where column k or a neighbour column changed, in chunks c - 1, c, c + 1
         if c0 > 0:
-            above = _col_changed(fi, g, kl, k, kr, c0 - 1)
+            above = fi[g, kl, c0 - 1] | fi[g, k, c0 - 1] | fi[g, kr, c0 - 1]
         elif vwrap:
-            above = ((_col_changed(fi, g, kl, k, kr, nch - 1) >> lastbit) & U1) << U63
+            above = (((fi[g, kl, nch - 1] | fi[g, k, nch - 1] | fi[g, kr, nch - 1]) >> lastbit) & U1) << U63
         else:
             above = U0
-        m = _col_changed(fi, g, kl, k, kr, c0)
+        m = fi[g, kl, c0] | fi[g, k, c0] | fi[g, kr, c0]
         for c in range(c0, c1):
             if c + 1 < nch:
-                nxt = _col_changed(fi, g, kl, k, kr, c + 1)
+                nxt = fi[g, kl, c + 1] | fi[g, k, c + 1] | fi[g, kr, c + 1]
                 below = nxt << U63
             else:
                 nxt = U0
-                below = ((_col_changed(fi, g, kl, k, kr, 0) & U1) << lastbit) if vwrap else U0
+                below = (((fi[g, kl, 0] | fi[g, k, 0] | fi[g, kr, 0]) & U1) << lastbit) if vwrap else U0
             acts[c - c0] = m | (m << U1) | (m >> U1) | (above >> U63) | below
             above = m
             m = nxt
@@ -134,9 +112,9 @@ def _col_active(fi, g, kl, k, kr, vwrap, lastbit, skip, c0, c1, acts):
 
 @njit(cache=True)
 def _col_rows(a, g, k, kl, sl, kr, sr, y0, y1, vwrap, buf):
-    \"\"\"Planes of rows y0 - 1 .. y1 of column k of grid g into buf[:, 0 .. y1 - y0 + 1] (rows
+    """Planes of rows y0 - 1 .. y1 of column k of grid g into buf[:, 0 .. y1 - y0 + 1] (rows
     wrap when vwrap, else are dead outside). Unsigned indices: Numba's negative-index handling
-    of signed ones stops the loop vectorising.\"\"\"
+    of signed ones stops the loop vectorising."""
     h = a.shape[2]
     base = np.uint64(y0)
     for i in range(np.uint64(y1 - y0)):
@@ -146,25 +124,41 @@ def _col_rows(a, g, k, kl, sl, kr, sr, y0, y1, vwrap, buf):
         w = (m << U1) | (a[g, kl, y] >> sl)
         e = (m >> U1) | (a[g, kr, y] << sr)
 {store}
-    ya = y0 - 1
-    if ya < 0 and vwrap:
-        ya = h - 1
-    _col_put(a, g, k, kl, sl, kr, sr, ya, buf, 0)
-    yd = y1
-    if yd >= h:
-        yd = 0 if vwrap else -1
-    _col_put(a, g, k, kl, sl, kr, sr, yd, buf, y1 - y0 + 1)
+    # the rows above and below: wrapped, or dead outside a plane
+    for y, t in ((y0 - 1, 0), (y1, y1 - y0 + 1)):
+        if y < 0 or y >= h:
+            if not vwrap:
+                buf[:, t] = U0
+                continue
+            y = y % h
+        m = a[g, k, y]
+        w = (m << U1) | (a[g, kl, y] >> sl)
+        e = (m >> U1) | (a[g, kr, y] << sr)
+{store}
 
 
 @njit(cache=True)
 def _col_pass(a, b, fi, fo, g, k, c0, c1, hwrap, vwrap, rs, lastmask, skip, buf, acts, lut):
     """One generation of chunks c0..c1-1 (at most RUN_CHUNKS) of column k of grid g, a -> b: the
-    rows whose 3x3 block of words changed two generations ago (bits fi), in runs of chunks;
-    fo[g, k, c0:c1] gets the rows whose new word differs from the word it replaced (every row
-    is computed when not skip). acts: RUN_CHUNKS uint64 scratch."""
+    rows whose 3x3 block of words changed two generations ago (bits fi), from the first to the
+    last of each run of chunks that hold some (finer runs measured slower: a loop's start costs
+    about as much as 64 rows); fo[g, k, c0:c1] gets the rows whose new word differs from the
+    word it replaced (every row is computed when not skip). acts: RUN_CHUNKS uint64 scratch."""
     wp = a.shape[1] - 1
     h = a.shape[2]
-    kl, sl, kr, sr = _col_sides(k, wp, hwrap, rs)
+    # the west and east columns and their carry shifts: a torus's edge columns take the far
+    # edge's last real bit (bit rs of the last word), a plane's the dead column wp. A carry
+    # shifted into the last word's padding only reaches padding outputs, which are masked.
+    kl = k - 1
+    sl = U63
+    kr = k + 1
+    sr = U63
+    if k == 0:
+        kl = wp - 1 if hwrap else wp
+        sl = rs if hwrap else U63
+    if k == wp - 1:
+        kr = 0 if hwrap else wp
+        sr = rs if hwrap else U63
     mask = lastmask if k == wp - 1 else CONES
     _col_active(fi, g, kl, k, kr, vwrap, np.uint64((h - 1) & 63), skip, c0, c1, acts)
     c = c0
@@ -175,11 +169,11 @@ def _col_pass(a, b, fi, fo, g, k, c0, c1, hwrap, vwrap, rs, lastmask, skip, buf,
             c += 1
             continue
         r0 = c
-        y0 = c * 64 + _col_msb(act & (~act + U1))
+        y0 = (c * 64 + _col_msb(act & (~act + U1))) & ~3  # whole vectors of 4 rows: no scalar tail
         c += 1
         while c < c1 and acts[c - c0] != U0:
             c += 1
-        y1 = (c - 1) * 64 + _col_msb(acts[c - 1 - c0]) + 1
+        y1 = min(h, ((c - 1) * 64 + _col_msb(acts[c - 1 - c0]) + 4) & ~3)
         _col_rows(a, g, k, kl, sl, kr, sr, y0, y1, vwrap, buf)
         for cc in range(r0, c):
             ys = max(y0, cc * 64)
@@ -188,39 +182,32 @@ def _col_pass(a, b, fi, fo, g, k, c0, c1, hwrap, vwrap, rs, lastmask, skip, buf,
 
 
 @njit(cache=True)
-def _col_gen(a, b, fi, fo, g, hwrap, vwrap, rs, lastmask, skip, buf, acts, lut):
-    """One generation of grid g, a -> b, a block of RUN_CHUNKS chunks at a time across every
-    column (a column's rows are then still in L1 when its neighbour column reads them)."""
-    wp = a.shape[1] - 1
-    nch = fi.shape[2]
-    for c0 in range(0, nch, RUN_CHUNKS):
-        c1 = min(nch, c0 + RUN_CHUNKS)
-        for k in range(wp):
-            _col_pass(a, b, fi, fo, g, k, c0, c1, hwrap, vwrap, rs, lastmask, skip, buf, acts, lut)
-
-
-@njit(cache=True)
 def _col_gens(src, dst, fa, fb, g, hwrap, vwrap, rs, lastmask, skip, generations, buf, lut):
-    """`generations` generations of grid g, ping-ponging src/dst (and their bits fa/fb)."""
+    """`generations` generations of grid g, ping-ponging src/dst (and their bits fa/fb); each
+    a block of RUN_CHUNKS chunks at a time across every column (a column's rows are then still
+    in L1 when its neighbour column reads them)."""
+    wp = src.shape[1] - 1
+    nch = fa.shape[2]
     acts = np.empty(RUN_CHUNKS, dtype=np.uint64)
     for t in range(generations):
-        if t % 2 == 0:
-            _col_gen(src, dst, fa, fb, g, hwrap, vwrap, rs, lastmask, skip, buf, acts, lut)
-        else:
-            _col_gen(dst, src, fb, fa, g, hwrap, vwrap, rs, lastmask, skip, buf, acts, lut)
+        a, b, fi, fo = (src, dst, fa, fb) if t % 2 == 0 else (dst, src, fb, fa)
+        for c0 in range(0, nch, RUN_CHUNKS):
+            c1 = min(nch, c0 + RUN_CHUNKS)
+            for k in range(wp):
+                _col_pass(a, b, fi, fo, g, k, c0, c1, hwrap, vwrap, rs, lastmask, skip, buf, acts, lut)
 
 
 @njit(cache=True, parallel=True)
 def col_whole(src, dst, fa, fb, wrap, rs, lastmask, skip, generations, lut):
-    \"\"\"All generations of each grid in one task per grid; the result is in dst when
-    `generations` is odd, else in src.\"\"\"
+    """All generations of each grid in one task per grid; the result is in dst when
+    `generations` is odd, else in src."""
     for g in prange(src.shape[0]):
         _col_gens(src, dst, fa, fb, g, wrap, wrap, rs, lastmask, skip, generations, _col_scratch(lut), lut)
 
 
 @njit(cache=True)
 def col_whole_serial(src, dst, fa, fb, wrap, rs, lastmask, skip, generations, lut):
-    \"\"\"`col_whole` on one thread.\"\"\"
+    """`col_whole` on one thread."""
     buf = _col_scratch(lut)
     for g in range(src.shape[0]):
         _col_gens(src, dst, fa, fb, g, wrap, wrap, rs, lastmask, skip, generations, buf, lut)
@@ -228,10 +215,10 @@ def col_whole_serial(src, dst, fa, fb, wrap, rs, lastmask, skip, generations, lu
 
 @njit(cache=True)
 def _col_band(src, dst, g, y0, y1, wrap, rs, lastmask, skip, generations, lut):
-    \"\"\"Rows y0..y1-1 of grid g, `generations` generations on from src, into dst: the band and
+    """Rows y0..y1-1 of grid g, `generations` generations on from src, into dst: the band and
     `generations` rows either side (wrapped on a torus, up to the edge of a plane) copied out and
     run as a grid of their own whose outer rows are dead. What that gets wrong spreads a row a
-    generation from the copy's outer edges, so it never reaches the band.\"\"\"
+    generation from the copy's outer edges, so it never reaches the band."""
     h = src.shape[2]
     wp = src.shape[1] - 1
     if wrap:
@@ -258,8 +245,8 @@ def _col_band(src, dst, g, y0, y1, wrap, rs, lastmask, skip, generations, lut):
 
 @njit(cache=True, parallel=True)
 def col_bands(src, dst, wrap, rs, lastmask, skip, generations, bands, lut):
-    \"\"\"`generations` generations of every grid, src -> dst, each grid cut into `bands` bands of
-    rows (one prange task each, no barrier in between: `_col_band`).\"\"\"
+    """`generations` generations of every grid, src -> dst, each grid cut into `bands` bands of
+    rows (one prange task each, no barrier in between: `_col_band`)."""
     n = src.shape[0]
     h = src.shape[2]
     per = (h + bands - 1) // bands
@@ -277,19 +264,6 @@ _BS_PART = '''
 def _col_scratch(lut):
     """A run's row sums: (2, rows + 2) low and high bit-planes."""
     return np.empty((2, RUN_CHUNKS * 64 + 2), dtype=np.uint64)
-
-
-@njit(cache=True)
-def _col_put(a, g, k, kl, sl, kr, sr, y, buf, t):
-    """Row y's horizontal 3-sum into buf[:, t] (y < 0: a dead row)."""
-    if y < 0:
-        buf[0, t] = U0
-        buf[1, t] = U0
-        return
-    m = a[g, k, y]
-    w = (m << U1) | (a[g, kl, y] >> sl)
-    e = (m >> U1) | (a[g, kr, y] << sr)
-{put}
 
 
 @njit(cache=True)
@@ -329,20 +303,6 @@ def _col_scratch(lut):
 
 
 @njit(cache=True)
-def _col_put(a, g, k, kl, sl, kr, sr, y, buf, t):
-    """Row y's planes into buf[:, t] (y < 0: a dead row)."""
-    if y < 0:
-        buf[0, t] = U0
-        buf[1, t] = U0
-        buf[2, t] = U0
-        return
-    m = a[g, k, y]
-    buf[0, t] = (m << U1) | (a[g, kl, y] >> sl)
-    buf[1, t] = m
-    buf[2, t] = (m >> U1) | (a[g, kr, y] << sr)
-
-
-@njit(cache=True)
 def _col_out(a, b, g, k, y0, y1, buf, off, mask, sh, lut):
     """Rows y0 .. y1 - 1 of column k of grid g into b from the planes at buf[:, off ..];
     returns the rows whose word changed, as bits y - y0 + sh."""
@@ -374,10 +334,8 @@ def bs_columns(row_sum: tuple[str, ...], total: tuple[str, ...], prologue: str, 
     ``total`` (``t0..t3`` from ``a0..d1``), then ``rule_lines`` and ``expr`` (over ``t0..t3``,
     ``c``; 8-space indented) and a ``prologue`` (4-space indented) for the generic kernel."""
     store = [line.replace("lo =", "lo_ =").replace("hi =", "hi_ =") for line in row_sum]
-    put = _lines([*store, "buf[0, t] = lo_", "buf[1, t] = hi_"], 1)
     loop = _lines([*store, "buf[0, t] = lo_", "buf[1, t] = hi_"], 2)
-    part = _BS_PART.format(put=put, prologue=prologue or "    pass", total=_lines(total, 2),
-                           rule_lines=rule_lines, expr=expr)
+    part = _BS_PART.format(prologue=prologue or "    pass", total=_lines(total, 2), rule_lines=rule_lines, expr=expr)
     return part + _COMMON.format(run=RUN_CHUNKS, store=loop)
 
 

@@ -24,6 +24,15 @@ Work is split over (grid, strip of rows) with ``prange``; each strip recomputes 
 at its edges. Small grids in a batch run all generations inside one task (the grid stays in
 cache, one parallel region for the whole run). Multi-generation runs stay packed.
 
+Grids whose rows are short (at most :data:`COLUMN_MAX_WORDS` words, and at least four rows a
+word: :func:`use_columns`) run the same expressions as **column kernels**
+(:mod:`.bitpack_columns`): words held column by column, so the loops run down the rows and
+vectorise at any width (1.8x at 1024^2, 10x and more for grids a word wide), and words whose
+3x3 block of words equalled generation t - 2 are skipped (still lifes and period-2 ash cost
+nothing once settled). Fewer grids than free cores run in bands of rows that take
+:data:`BAND_GENERATIONS` extra rows either side and so need a barrier only once per that many
+generations. Every module has them but the generic table module.
+
 The kernel source is generated per rule (the expression is inlined) into a module in a cache
 directory and compiled with ``cache=True``, so a rule is compiled once per machine, not once per
 process. Numba never frees compiled code, so a process compiles at most
@@ -536,8 +545,9 @@ def table_kernels_for(table: bytes) -> tuple[ModuleType, np.ndarray]:
 
 #: Widest rows (in words) that run the column kernels (:func:`use_columns`).
 COLUMN_MAX_WORDS = 32
-#: Runs of at least this many generations skip what has settled (:mod:`.bitpack_columns`).
-SKIP_MIN_GENERATIONS = 3
+#: Runs of at least this many generations skip what has settled (:mod:`.bitpack_columns`; one
+#: generation has nothing to skip, and the comparisons cost about 2% where nothing settles).
+SKIP_MIN_GENERATIONS = 2
 #: Column kernels on fewer grids than threads: grids of at least this many words run in bands of
 #: rows, one task each, for up to BAND_GENERATIONS generations between barriers (each band carries
 #: that many extra rows either side).
@@ -553,7 +563,7 @@ SERIAL_WORK = 1 << 20
 def use_columns(height: int, wp: int) -> bool:
     """Whether grids of ``height`` rows of ``wp`` words run the column kernels (which also skip
     what has settled): their loops run down the rows, the row kernels' along them, so the row
-    kernels win once rows are long and grids short (single thread, dense soups, 2-core EPYC: 2.0x
+    kernels win once rows are long and grids short (single thread, dense soups, 2-core EPYC: 1.8x
     for columns at 1024 x 1024, 1.1x at 1024 x 2048 (wp 32), 0.7x at 1024 x 4096 and at 64 x 2048;
     ten times and more for grids one word wide)."""
     return wp <= COLUMN_MAX_WORDS and height >= 4 * wp
