@@ -15,7 +15,6 @@ cropped to their live cells: Golly's RLE does not keep the torus origin). Prints
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import subprocess
@@ -28,20 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from bench_ruletable import cropped_digest  # noqa: E402  (the benchmarks folder is the script's)
+
 import tensorca  # noqa: E402
 
 #: Star Wars, Brian's Brain, Belzhab (8 states), a 25-state rule from Golly's Generations patterns.
 RULES = ("345/2/4", "/2/3", "23/23/8", "45678/2478/25")
-
-
-def cropped_digest(cells: np.ndarray) -> tuple[int, str]:
-    """Non-zero cells and sha256 of ``cells`` cropped to them (independent of where the grid starts)."""
-    nz = np.argwhere(cells)
-    if not len(nz):
-        return 0, ""
-    (y0, x0), (y1, x1) = nz.min(0), nz.max(0)
-    crop = np.ascontiguousarray(cells[y0 : y1 + 1, x0 : x1 + 1], dtype=np.uint8)
-    return int((crop != 0).sum()), hashlib.sha256(crop.tobytes()).hexdigest()
 
 
 def bgolly_seconds(bgolly: str, pattern: Path, generations: int, out: Path) -> float:

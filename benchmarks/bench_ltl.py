@@ -53,31 +53,6 @@ RULES = (
 NOISE_S = 0.02
 
 
-def rle(cells: np.ndarray, rule: str) -> str:
-    """``(H, W)`` 0/1 cells as an RLE pattern; lines break between runs only."""
-    tokens = []
-    for row in cells:
-        runs, x = [], 0
-        while x < len(row):
-            end = x
-            while end < len(row) and row[end] == row[x]:
-                end += 1
-            runs.append((str(end - x) if end - x > 1 else "") + ("o" if row[x] else "b"))
-            x = end
-        if runs and runs[-1].endswith("b"):
-            runs.pop()
-        tokens += runs + ["$"]
-    tokens[-1] = "!"
-    lines, line = [], ""
-    for token in tokens:
-        if len(line) + len(token) > 70:
-            lines.append(line)
-            line = ""
-        line += token
-    lines.append(line)
-    return f"x = {cells.shape[1]}, y = {cells.shape[0]}, rule = {rule}\n" + "\n".join(lines) + "\n"
-
-
 def bgolly_run(bgolly: str, cells: np.ndarray, rule: str, gens: int) -> tuple[float, np.ndarray] | None:
     """``(cell updates per second, final pattern)`` of bgolly's Larger than Life algorithm on
     ``cells`` as a torus (``inf`` when it took no measurable time: a soup that died at once); None
@@ -88,7 +63,7 @@ def bgolly_run(bgolly: str, cells: np.ndarray, rule: str, gens: int) -> tuple[fl
     h, w = cells.shape
     with tempfile.TemporaryDirectory() as tmp:
         start, final = Path(tmp) / "soup.rle", Path(tmp) / "final.rle"
-        start.write_text(rle(cells, f"{rule}:T{w},{h}"))
+        tensorca.save(start, tensorca.Pattern(cells, parse_rule(rule), tensorca.parse_topology(f"T{w},{h}")))
 
         def wall(m: int) -> float:
             best = float("inf")

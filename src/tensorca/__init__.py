@@ -28,6 +28,7 @@ from .errors import (
     UsageError,
 )
 from .io import dumps, load, loads, save
+from .lenia import expanded as _expanded  # noqa: F401  registers the ExpandedLenia notation and kernels
 from .pattern import Pattern
 from .random_grids import random_soup
 from .rules import parse_rule, parse_spec

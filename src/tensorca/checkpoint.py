@@ -40,7 +40,6 @@ import numpy as np
 from .atomic import write_bytes_atomic
 from .errors import CheckpointError, TensorcaError
 from .io.budget import resolve_max_cells
-from .lenia import expanded as _expanded  # noqa: F401  the ExpandedLenia notation, for multi-channel checkpoints
 from .pattern import Pattern
 from .rules import parse_rule
 from .rules.base import Rule

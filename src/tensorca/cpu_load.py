@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -64,32 +64,33 @@ def free_cores() -> int:
 
 
 @contextmanager
-def torch_threads_capped(torch: Any) -> Iterator[int]:
-    """Run the block with torch's intra-op threads capped to :func:`free_cores` (restored after);
+def _threads_at_most(get: Callable[[], int], set_: Callable[[int], None], limit: int) -> Iterator[int]:
+    """Run the block with a thread setting (``get``/``set_``) at most ``limit``, restored after;
     yields the thread count used."""
-    before = torch.get_num_threads()
-    wanted = min(before, free_cores())
+    before = get()
+    wanted = max(1, min(before, limit))
     if wanted != before:
-        torch.set_num_threads(wanted)
+        set_(wanted)
     try:
         yield wanted
     finally:
         if wanted != before:
-            torch.set_num_threads(before)
+            set_(before)
 
 
-@contextmanager
-def numba_threads_capped(numba: Any) -> Iterator[int]:
-    """Run the block with Numba's threads (this thread's setting) capped to :func:`free_cores`."""
-    before = numba.get_num_threads()
-    wanted = min(before, free_cores())
-    if wanted != before:
-        numba.set_num_threads(wanted)
-    try:
-        yield wanted
-    finally:
-        if wanted != before:
-            numba.set_num_threads(before)
+def torch_threads_capped(torch: Any) -> Any:
+    """A context running the block with torch's intra-op threads capped to :func:`free_cores`."""
+    return _threads_at_most(torch.get_num_threads, torch.set_num_threads, free_cores())
 
 
-__all__ = ["free_cores", "numba_threads_capped", "torch_threads_capped", "usable_cores"]
+def numba_threads(numba: Any, limit: int) -> Any:
+    """A context running the block with Numba's threads (this thread's setting) at most ``limit``."""
+    return _threads_at_most(numba.get_num_threads, numba.set_num_threads, limit)
+
+
+def numba_threads_capped(numba: Any) -> Any:
+    """:func:`numba_threads` capped to :func:`free_cores`."""
+    return numba_threads(numba, free_cores())
+
+
+__all__ = ["free_cores", "numba_threads", "numba_threads_capped", "torch_threads_capped", "usable_cores"]

@@ -67,6 +67,15 @@ TOTAL = (
     "t3 = k1 & k2",
 )
 
+#: Source lines computing the count planes ``t0..t3`` (3x3 total with the centre) from the nine
+#: neighbour planes ``nw, n, ne, w, c, e, sw, s, se``: three row sums, then :data:`TOTAL`. For
+#: table circuits that read counts (every bit-packed engine's table kernels).
+PLANE_COUNTS = (
+    "xa = nw ^ n", "a0 = xa ^ ne", "a1 = (nw & n) | (xa & ne)",
+    "xb = w ^ c", "b0 = xb ^ e", "b1 = (w & c) | (xb & e)",
+    "xd = sw ^ s", "d0 = xd ^ se", "d1 = (sw & s) | (xd & se)",
+) + TOTAL
+
 
 def truth_table(birth: frozenset[int], survival: frozenset[int]) -> tuple[set[int], set[int]]:
     """``(ones, dont_cares)`` over the 32 input combinations, index = t0 + 2 t1 + 4 t2 + 8 t3 + 16 c.

@@ -48,7 +48,7 @@ from ..rules.base import Rule
 from ..topology import Topology
 from .base import Engine
 from .bitpack_bdd import Circuit, is_count_circuit, table_circuit
-from .bitpack_circuit import TOTAL, load_generated_module, planes_key, rule_table, why_not_bitpack
+from .bitpack_circuit import PLANE_COUNTS, TOTAL, load_generated_module, planes_key, rule_table, why_not_bitpack
 from .bitpack_pack import last_word_mask, n_words, pack_torch, unpack_torch
 
 _TEMPLATE_VERSION = "3"
@@ -239,12 +239,6 @@ def _combine(nw, ne, n, w, e, c, sw, se, s, last, last_mask):
 
 '''
 
-#: Count planes from the nine planes, for table circuits that read them.
-_PLANE_COUNTS = (
-    "xa = nw ^ n", "a0 = xa ^ ne", "a1 = (nw & n) | (xa & ne)",
-    "xb = w ^ c", "b0 = xb ^ e", "b1 = (w & c) | (xb & e)",
-    "xd = sw ^ s", "d0 = xd ^ se", "d1 = (sw & s) | (xd & se)",
-) + TOTAL
 
 
 def kernel_source(expression: str) -> str:
@@ -258,7 +252,7 @@ def planes_source(circuit: Circuit) -> str:
     """The Triton module source for a table circuit over the nine planes (:mod:`.bitpack_bdd`)."""
     counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
     rows = _PLANES_ROWS.format(
-        counts="\n".join("    " + line for line in _PLANE_COUNTS) if counts else "",
+        counts="\n".join("    " + line for line in PLANE_COUNTS) if counts else "",
         lines="\n".join("    " + line for line in circuit.lines),
         result=circuit.result,
     )

@@ -41,6 +41,7 @@ import dask
 import dask.array as da
 import numpy as np
 
+from ..cpu_load import numba_threads
 from ..errors import EngineError, UsageError
 from ..rules.base import Rule
 from ..topology import Topology
@@ -241,12 +242,8 @@ def one_thread() -> Iterator[None]:
     if numba is None:
         yield
         return
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+    with numba_threads(numba, 1):
         yield
-    finally:
-        numba.set_num_threads(before)
 
 
 # -- the engine ---------------------------------------------------------------------------------

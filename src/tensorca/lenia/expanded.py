@@ -19,7 +19,7 @@ largest kernel's reach, as plain Lenia does). Its rule string, which ``parse_rul
 
 (world fields, then one ``;``-separated group per kernel: ``c=source>target``, ``b``, ``m``, ``s``
 and optionally ``h`` (1), ``r`` (1), ``kn`` (1)). The notation is known once this module is
-imported (``import tensorca.lenia``; checkpoints import it).
+imported (``import tensorca`` imports it).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..cluster import connect, describe
+from ..cpu_load import numba_threads
 from ..errors import RuleError, UsageError
 from ..rules.spec import resolve
 from .hashsoup import check_seed, hashsoups
@@ -138,12 +139,8 @@ def _one_numba_thread(enabled: bool) -> Iterator[None]:
         return
     import numba
 
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+    with numba_threads(numba, 1):
         yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def census_task(seed: str, start: int, stop: int, rule: str, max_gens: int, batch: int, backend: str,
