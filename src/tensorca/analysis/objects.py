@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..crop import crop
 from .apgcode import apgcode
 from .evolve import State, Stepper, same
+from .labels import label_islands, nearest_group
 
 #: Longest period looked for when deciding whether a group is self-sufficient.
 MAX_PERIOD = 128
@@ -55,7 +57,13 @@ class Behaviour:
 
     def envelope(self, origin: tuple[int, int]) -> State:
         """Every cell alive in some phase of one period (for a spaceship: along one period's path)."""
-        return compose([(c != 0).astype(np.uint8), (origin[0] + o[0], origin[1] + o[1])] for o, c in self.phases)
+        cells, (x, y) = self._envelope
+        return cells, (origin[0] + x, origin[1] + y)
+
+    @cached_property
+    def _envelope(self) -> State:
+        """The envelope at origin (0, 0), worked out once per behaviour."""
+        return compose([(c != 0).astype(np.uint8), o] for o, c in self.phases)
 
 
 @dataclass(frozen=True)
@@ -159,15 +167,20 @@ class Splitter:
     def _merge_dependents(self, cells_of: _Groups, members: list[np.ndarray], info: list) -> bool:
         """Join each group that is not self-sufficient to its nearest neighbour; True if any joined."""
         merged = False
+        if len(members) == 1 or all(b is not None for b in info):
+            return False
         coords = cells_of.coords
+        y0, x0 = coords.min(axis=0)
+        ranks = np.zeros(tuple(coords.max(axis=0) - (y0, x0) + 1), dtype=np.int32)
         for i, m in enumerate(members):
-            if info[i] is not None or len(members) == 1:
+            ranks[coords[m, 0] - y0, coords[m, 1] - x0] = i + 1
+        for i, m in enumerate(members):
+            if info[i] is not None:
                 continue
-            others = np.concatenate([members[j] for j in range(len(members)) if j != i])
-            d = np.abs(coords[m][:, None, :] - coords[others][None, :, :]).max(axis=2)
-            k = int(np.argmin(d.min(axis=0)))
-            if d.min() <= MERGE_DISTANCE:
-                merged |= cells_of.union(int(m[0]), int(others[k]))
+            # the lowest-ranked group at the least distance, as an argmin over all other cells would pick
+            k = nearest_group(ranks, coords[m, 0] - y0, coords[m, 1] - x0, i, MERGE_DISTANCE)
+            if k >= 0:
+                merged |= cells_of.union(int(m[0]), int(members[k][0]))
         return merged
 
     def _merge_interacting(self, cells_of: _Groups, members: list[np.ndarray], states: list[State],
@@ -198,14 +211,16 @@ class _Groups:
     def __init__(self, coords: np.ndarray, values: np.ndarray):
         self.coords = coords
         self.values = values
-        self.parent = list(range(len(coords)))
-        index = {(int(y), int(x)): i for i, (y, x) in enumerate(coords.tolist())}
-        for (y, x), i in index.items():
-            for dy in (-1, 0, 1):
-                for dx in (-1, 0, 1):
-                    j = index.get((y + dy, x + dx))
-                    if j is not None and j > i:
-                        self.union(i, j)
+        # 8-connected components (label_islands numbers them by their first cell in raster order, and
+        # coords come in raster order): each cell's parent is its component's first cell
+        y0, x0 = coords.min(axis=0)
+        grid = np.zeros(tuple(coords.max(axis=0) - (y0, x0) + 1), dtype=np.uint8)
+        grid[coords[:, 0] - y0, coords[:, 1] - x0] = 1
+        labels, n = label_islands(grid, 1)
+        component = labels[coords[:, 0] - y0, coords[:, 1] - x0]
+        first = np.zeros(n + 1, dtype=np.int64)
+        first[component[::-1]] = np.arange(len(coords))[::-1]
+        self.parent = first[component].tolist()
 
     def find(self, i: int) -> int:
         parent = self.parent

@@ -8,7 +8,8 @@ How a batch runs (the same scheme for every engine):
   edge; then nothing outside the plane could come alive during the chunk, so the bounded plane
   computes exactly what the unbounded plane computes (the argument of :mod:`tensorca.unbounded`).
   After each chunk, a soup with live cells in that guard band is handled on the host:
-  spaceships heading out (gliders, mostly) are *censused and removed* (they can never come back);
+  spaceships heading out (gliders, mostly) with everything else ``ESCAPE_GAP`` cells behind them
+  are *censused and removed* (a bet that nothing catches them, as in apgsearch: see ESCAPE_GAP);
   if anything else is in the band the soup is re-centred, and a soup too wide for its plane
   moves to a batch of planes twice as large (up to ``MAX_PLANE``).
 - *Stability.* After each chunk the population of every soup is read (one reduction over the
@@ -17,6 +18,8 @@ How a batch runs (the same scheme for every engine):
   removal in between is a candidate; its ash is split into objects on the host
   (:mod:`tensorca.analysis.objects`). If every object is a still life, oscillator or spaceship it
   is done; otherwise it runs on and is checked again 120 generations later.
+- With ``bitpack-cpu`` and a 3x3 rule, planes up to ``LANE_MAX_PLANE`` wide stay bit-packed, 64
+  soups to a word, and stability is tested exactly on the packed planes (:mod:`.lane_tier`).
 - Finished soups leave the batch and new soups take their place, so the batch stays full and the
   total work is proportional to the soups' lifetimes, not to the longest one's.
 - A soup still unstable after ``max_gens`` is censused as it is (unresolved parts count as
@@ -38,6 +41,7 @@ import numpy as np
 from .. import costmodel
 from ..analysis.census import sorted_counts, splitter_for
 from ..analysis.evolve import Stepper
+from ..analysis.labels import label_islands
 from ..analysis.objects import UNRESOLVED, Splitter
 from ..arrays import like_input, to_engine
 from ..crop import crop
@@ -47,6 +51,7 @@ from ..errors import EngineError, GridError, RuleError, UsageError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
+from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 
 SOUP_SIZE = 16
 #: Generations per engine call; also the guard band (times the rule's reach) kept empty.
@@ -59,8 +64,20 @@ FORCED_CHECK = 400
 HISTORY = 80
 #: Longest period of a spaceship recognised in the guard band (gliders and *WSS have period 4).
 BAND_MAX_PERIOD = 16
+#: Tiers of planes up to this wide stay in lanes (:mod:`.lane_tier`) when the rule allows; wider
+#: tiers hold few soups, where a group of 64 lanes would mostly run empty planes.
+LANE_MAX_PLANE = 256
+#: A spaceship leaving through the guard band is removed only when everything else lies at least this
+#: many cells behind it. Removal is a bet that nothing catches it: a ship runs at c/4 (gliders) or
+#: c/2 and a still-active soup can spread at up to c, so a small gap loses bets (a glider removed 3
+#: cells ahead of a growing soup was caught 20 generations later in soup 119 of seed 1, and the
+#: census came out 150 objects instead of 52). The gap makes that rare; a soup that cannot shed its
+#: ship moves to a wider plane instead.
+ESCAPE_GAP = 12
 #: Smallest batch handed to the engine.
 MIN_BATCH = 4
+#: Batches of planes at least this wide are not padded (an empty 1024^2 plane costs as much as a soup).
+PAD_BELOW = 512
 FIRST_PLANE = 128
 MAX_PLANE = 1024
 #: A rough mean lifetime (generations) of a 16x16 soup: the work ``backend="auto"`` plans for.
@@ -140,11 +157,12 @@ def pick_engine(rule: Rule, backend: str = "auto", device: str | None = None, *,
     return get_engine(choice.engine), device or choice.device
 
 
-def _periodic_tail(history: deque, quiet: int) -> bool:
-    """True when the last samples repeat with some period q (three times over, no removals)."""
+def _periodic_tail(history, quiet: int, chunk: int = CHUNK) -> bool:
+    """True when the last population samples (one per ``chunk`` generations) repeat with some
+    period q (three times over, within the ``quiet`` generations since the last removal)."""
     samples = list(history)
     for q in range(1, len(samples) // 3 + 1):
-        if 3 * q * CHUNK > quiet:
+        if 3 * q * chunk > quiet:
             break
         tail = samples[-3 * q :]
         if tail[:q] == tail[q : 2 * q] == tail[2 * q :]:
@@ -176,6 +194,8 @@ class _Search:
         self.stepper = Stepper(rule)
         self.splitter: Splitter = splitter_for(self.stepper)
         self.band_splitter: Splitter = splitter_for(self.stepper, BAND_MAX_PERIOD)
+        # bitpack-cpu with a 3x3 two-state rule: the first tier stays in lanes (lane_tier)
+        self.lane_module = lane_module_for(rule) if engine.name == "bitpack-cpu" else None
         self.reach = self.stepper.reach
         self.counts: Counter = Counter()
         self.generations = 0
@@ -214,30 +234,37 @@ class _Search:
         inside = (ys >= guard) & (ys < size - guard) & (xs >= guard) & (xs < size - guard)
         if inside.all():
             return True
-        index = {(int(y), int(x)): i for i, (y, x) in enumerate(zip(ys.tolist(), xs.tolist(), strict=True))}
-        done: set[int] = set()
-        for start in np.flatnonzero(~inside).tolist():
-            if start in done:
+        labels, n = label_islands(plane, 1)  # 8-connected components
+        component = labels[ys, xs]
+        by_label = np.argsort(component, kind="stable")
+        bounds = np.searchsorted(component[by_label], np.arange(1, n + 2))
+
+        def cells_of(label: int) -> np.ndarray:
+            return by_label[bounds[label - 1] : bounds[label]]
+        alive = np.ones(len(ys), dtype=bool)
+        ships: dict[int, tuple[int, int] | None] = {}  # component -> displacement if a small spaceship
+        order = np.flatnonzero(~inside)
+        for label in dict.fromkeys(component[order].tolist()):
+            members = cells_of(label)
+            displacement = self._ship(label, members, ys, xs, plane, ships)
+            if displacement is None:
                 continue
-            component = _component(start, ys, xs, index)
-            done.update(component)
-            if len(component) > 64:
-                continue
-            members = np.array(sorted(component))
             gy, gx = ys[members], xs[members]
-            y0, x0 = int(gy.min()), int(gx.min())
-            grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
-            grid[gy - y0, gx - x0] = plane[gy, gx]
-            behaviour = self.band_splitter.behaviour(grid)
-            if behaviour is None or behaviour.kind != "spaceship":
-                continue
-            others = np.ones(len(ys), dtype=bool)
+            others = alive.copy()
             others[members] = False
-            if not _outbound(behaviour.displacement, gy, gx, ys[others], xs[others], size, guard, self.reach):
+            blocking = _blocking(displacement, gy, gx, ys, xs, size, guard, self.reach)
+            if blocking is None:
                 continue
-            soup.escaped[behaviour.apgcode] += 1
+            # cells not far enough behind block the escape, unless they belong to ships running
+            # alongside at the same velocity (those can never catch it up)
+            blockers = set(component[others & blocking].tolist())
+            if any(self._ship(b, cells_of(b), ys, xs, plane, ships) != displacement
+                   for b in blockers):
+                continue
+            soup.escaped[ships[label][1]] += 1
             soup.last_event = soup.gen
             plane[gy, gx] = 0
+            alive[members] = False
         ys, xs = np.nonzero(plane)
         if ys.size == 0:
             return True
@@ -252,6 +279,23 @@ class _Search:
         plane[top : top + h, left : left + w] = content
         return True
 
+    def _ship(self, label: int, members: np.ndarray, ys: np.ndarray, xs: np.ndarray, plane: np.ndarray,
+              ships: dict) -> tuple[int, int] | None:
+        """The displacement of component ``label`` (cells ``members`` of ``ys, xs``) if it is a small
+        spaceship alone, else None; ``ships`` memoises ``label -> (displacement, apgcode) or None``."""
+        if label not in ships:
+            ships[label] = None
+            if len(members) <= 64:
+                gy, gx = ys[members], xs[members]
+                y0, x0 = int(gy.min()), int(gx.min())
+                grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
+                grid[gy - y0, gx - x0] = plane[gy, gx]
+                behaviour = self.band_splitter.behaviour(grid)
+                if behaviour is not None and behaviour.kind == "spaceship":
+                    ships[label] = (behaviour.displacement, behaviour.apgcode)
+        found = ships[label]
+        return None if found is None else found[0]
+
     # -- all tiers of planes, stepped together -----------------------------------------------
     def run(self, source: Callable[[], tuple[_Soup, np.ndarray] | None]) -> None:
         """Run soups from ``source`` (``(soup, cropped cells)`` or None when there are no more).
@@ -259,10 +303,14 @@ class _Search:
         Soups start on ``FIRST_PLANE``-wide planes; one that outgrows its plane moves to a batch
         of planes twice as wide, which runs alongside (so no batch waits for another).
         """
-        tiers: dict[int, _Tier] = {}
+        tiers: dict[int, _Tier | LaneTier] = {}
         size = FIRST_PLANE
         while size <= MAX_PLANE:
-            tiers[size] = _Tier(size, max(1, self.batch * (FIRST_PLANE * FIRST_PLANE) // (size * size)))
+            capacity = max(1, self.batch * (FIRST_PLANE * FIRST_PLANE) // (size * size))
+            if size <= LANE_MAX_PLANE and self.lane_module is not None:
+                tiers[size] = LaneTier(size, capacity, self.lane_module)
+            else:
+                tiers[size] = _Tier(size, capacity)
             size *= 2
         exhausted = False
         while True:
@@ -279,7 +327,8 @@ class _Search:
                 if not tier.soups:
                     continue
                 busy = True
-                for soup, content in self.step_tier(tier):
+                stepped = run_lane_tier(self, tier) if isinstance(tier, LaneTier) else self.step_tier(tier)
+                for soup, content in stepped:
                     bigger = tiers.get(tier_size * 2)
                     self.promoted += 1
                     if bigger is None:  # too wide even for the largest plane: census as it is
@@ -318,7 +367,7 @@ class _Search:
         size = tier.size
         guard = CHUNK * self.reach
         batch = tier.cells
-        if len(batch) < MIN_BATCH:  # a few empty planes keep multi-threaded engines on their batch path
+        if len(batch) < MIN_BATCH and size < PAD_BELOW:  # a few empty planes keep engines on their batch path
             batch = np.concatenate([batch, np.zeros((MIN_BATCH - len(batch), size, size), np.uint8)])
         out = self.engine.advance(
             to_engine(batch, self.engine.array_module, self.device), self.rule, Topology.plane(size, size), CHUNK
@@ -393,22 +442,6 @@ class _Tier:
             self.soups = [s for s, k in zip(self.soups, mask, strict=True) if k]
 
 
-def _component(start: int, ys: np.ndarray, xs: np.ndarray, index: dict) -> set[int]:
-    """Indices of the 8-connected component of live cell ``start``."""
-    seen = {start}
-    todo = [start]
-    while todo:
-        i = todo.pop()
-        y, x = int(ys[i]), int(xs[i])
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                j = index.get((y + dy, x + dx))
-                if j is not None and j not in seen:
-                    seen.add(j)
-                    todo.append(j)
-    return seen
-
-
 def _ships_clear(found, reach: int) -> bool:
     """True when every spaceship has all other objects behind it (it can never hit them)."""
     ships = [f for f in found if f.kind == "spaceship"]
@@ -436,20 +469,26 @@ def _ships_clear(found, reach: int) -> bool:
     return True
 
 
-def _outbound(displacement, gy, gx, oy, ox, size, guard, reach) -> bool:
-    """A spaceship in the guard band that heads out and has everything else behind it."""
+def _blocking(displacement, gy, gx, ys, xs, size, guard, reach) -> np.ndarray | None:
+    """For a spaceship (cells ``gy, gx``) in the guard band of an edge it heads for: which of the
+    cells ``ys, xs`` are *not* at least :data:`ESCAPE_GAP` cells behind it along some axis it moves
+    on (``(N,)`` bool); None when it does not head out through the band."""
     dx, dy = displacement
-    gap = 2 * reach + 1
-    checks = []
-    if dx < 0 and gx.min() < guard:
-        checks.append(ox.size == 0 or ox.min() > gx.max() + gap)
-    if dx > 0 and gx.max() >= size - guard:
-        checks.append(ox.size == 0 or ox.max() < gx.min() - gap)
-    if dy < 0 and gy.min() < guard:
-        checks.append(oy.size == 0 or oy.min() > gy.max() + gap)
-    if dy > 0 and gy.max() >= size - guard:
-        checks.append(oy.size == 0 or oy.max() < gy.min() - gap)
-    return any(checks)
+    gap = max(ESCAPE_GAP, 2 * reach + 1)
+    heading_out = ((dx < 0 and gx.min() < guard) or (dx > 0 and gx.max() >= size - guard)
+                   or (dy < 0 and gy.min() < guard) or (dy > 0 and gy.max() >= size - guard))
+    if not heading_out:
+        return None
+    behind = np.zeros(xs.shape, dtype=bool)
+    if dx < 0:
+        behind |= xs > gx.max() + gap
+    if dx > 0:
+        behind |= xs < gx.min() - gap
+    if dy < 0:
+        behind |= ys > gy.max() + gap
+    if dy > 0:
+        behind |= ys < gy.min() - gap
+    return ~behind
 
 
 def soup_search(

@@ -1,0 +1,88 @@
+"""Soup census throughput against the big-grid kernel, measured in the same run.
+
+Issue 16 asks for >= 10 soups/s per G CUPS of bitpack-cpu's big-grid rate. This times, in one
+process and one after the other:
+
+- ``soup_search`` of ``--count`` B3/S23 soups (seed ``--seed``) with the first tiers in lanes
+  (the default on bitpack-cpu) and with the generic per-chunk path the lanes replace;
+- bitpack-cpu on one 4096^2 torus soup (40 %) for ``--gens`` generations, end to end;
+
+and prints soups/s, the ratio to the big-grid G CUPS, and whether both census paths agree::
+
+    .venv/bin/python benchmarks/bench_soups.py [--count 1000] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from tensorca.engines import get_engine  # noqa: E402
+from tensorca.rules import parse_rule  # noqa: E402
+from tensorca.search import soups  # noqa: E402
+from tensorca.topology import Topology  # noqa: E402
+
+
+def big_grid_rate(side: int, gens: int) -> float:
+    """bitpack-cpu cell updates per second on one ``side``^2 torus soup (best of 2 after a warm-up)."""
+    cells = (np.random.default_rng(1).random((1, side, side)) < 0.4).astype(np.uint8)
+    engine, rule, torus = get_engine("bitpack-cpu"), parse_rule("B3/S23"), Topology.torus(side, side)
+    engine.advance(cells, rule, torus, 2)
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        engine.advance(cells, rule, torus, gens)
+        best = min(best, time.perf_counter() - t0)
+    return side * side * gens / best
+
+
+def census_rate(count: int, seed: int, lanes: bool) -> tuple[float, soups.SoupSearchResult]:
+    """Soups per second of ``soup_search`` on bitpack-cpu, with or without the lane tiers."""
+    keep = soups.lane_module_for
+    if not lanes:
+        soups.lane_module_for = lambda rule: None
+    try:
+        soups.soup_search(50, "B3/S23", seed=seed + 1, backend="bitpack-cpu")  # compile and warm caches
+        t0 = time.perf_counter()
+        result = soups.soup_search(count, "B3/S23", seed=seed, backend="bitpack-cpu")
+        return count / (time.perf_counter() - t0), result
+    finally:
+        soups.lane_module_for = keep
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gens", type=int, default=100, help="generations of the 4096^2 big-grid run")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    lanes_rate, lanes = census_rate(args.count, args.seed, lanes=True)
+    generic_rate, generic = census_rate(args.count, args.seed, lanes=False)
+    cups = big_grid_rate(4096, args.gens)
+    result = {
+        "count": args.count, "seed": args.seed, "load": os.getloadavg(),
+        "lanes_soups_per_s": lanes_rate, "generic_soups_per_s": generic_rate,
+        "big_grid_gcups": cups / 1e9, "soups_per_s_per_gcups": lanes_rate / (cups / 1e9),
+        "same_census": lanes.counts == generic.counts, "objects": lanes.objects,
+        "unstable": lanes.unstable, "promoted": lanes.promoted,
+    }
+    print(f"soup census, {args.count} B3/S23 soups (seed {args.seed}), load {os.getloadavg()[0]:.2f}")
+    print(f"  lanes    {lanes_rate:8.1f} soups/s  ({lanes.objects} objects, {lanes.promoted} promoted)")
+    print(f"  generic  {generic_rate:8.1f} soups/s  (same census: {result['same_census']})")
+    print(f"  bitpack-cpu 4096^2 x {args.gens}: {cups / 1e9:.1f} G CUPS")
+    print(f"  ratio    {result['soups_per_s_per_gcups']:.2f} soups/s per G CUPS (issue 16 target: 10)")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Numba kernels that read and edit soups held in lanes, without unpacking the batch.
+
+A soup search keeps its first tier of planes in the lane layout of
+:mod:`tensorca.engines.bitpack_lanes`: a group of 64 planes is one ``(P + 2, P + 2)`` uint64 array
+(one-word dead frame) whose bit ``i`` at ``[y + 1, x + 1]`` is cell ``(y, x)`` of plane ``i``.
+Everything the search asks of a plane after each chunk is answered here on the packed words, 64
+planes per word operation:
+
+- :func:`scan_groups`: each plane's population and whether anything lies in its guard band;
+- :func:`planes_differ`: which planes differ from a snapshot (exact periodicity, no hashing);
+- :func:`extract_plane` / :func:`insert_plane`: one plane out as uint8 cells, or written back.
+
+Only the planes that need the host (a band to clear, a possibly stable soup to census, a soup to
+start) are unpacked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: Bits of the per-lane population counters (bit-sliced): planes up to 2^20 - 1 cells.
+COUNTER_BITS = 20
+
+
+@njit(cache=True)
+def _add_word(counter: np.ndarray, word: np.uint64) -> None:
+    """Add bit ``i`` of ``word`` to lane ``i``'s bit-sliced counter ``counter`` (COUNTER_BITS,) uint64."""
+    carry = word
+    for i in range(counter.shape[0]):
+        if carry == 0:
+            return
+        t = counter[i] & carry
+        counter[i] ^= carry
+        carry = t
+
+
+@njit(cache=True, parallel=True)
+def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarray) -> None:
+    """Per plane: population and guard-band occupancy.
+
+    ``lanes`` ``(G, P + 2, P + 2)`` uint64; ``guard`` cells from each edge form the band.
+    ``pops`` ``(G, 64)`` int64 receives each lane's live-cell count; ``band`` ``(G,)`` uint64 gets
+    bit ``i`` set when plane ``i`` has a live cell within ``guard`` cells of an edge.
+    """
+    one = np.uint64(1)
+    for g in prange(lanes.shape[0]):
+        a = lanes[g]
+        h = a.shape[0] - 2
+        w = a.shape[1] - 2
+        counter = np.zeros(COUNTER_BITS, dtype=np.uint64)
+        edge = np.uint64(0)
+        for y in range(1, h + 1):
+            row = a[y]
+            in_band_row = y <= guard or y > h - guard
+            for x in range(1, w + 1):
+                word = row[x]
+                if word != 0:
+                    _add_word(counter, word)
+                    if in_band_row or x <= guard or x > w - guard:
+                        edge |= word
+        band[g] = edge
+        for lane in range(64):
+            total = 0
+            for i in range(COUNTER_BITS):
+                total += int((counter[i] >> np.uint64(lane)) & one) << i
+            pops[g, lane] = total
+
+
+@njit(cache=True, parallel=True)
+def planes_differ(lanes: np.ndarray, snapshot: np.ndarray, differ: np.ndarray) -> None:
+    """``differ[g]`` bit ``i`` set when plane ``i`` of group ``g`` differs from the same plane of
+    ``snapshot`` (same shape as ``lanes``) in any cell."""
+    for g in prange(lanes.shape[0]):
+        a = lanes[g]
+        b = snapshot[g]
+        acc = np.uint64(0)
+        for y in range(a.shape[0]):
+            ra = a[y]
+            rb = b[y]
+            for x in range(a.shape[1]):
+                acc |= ra[x] ^ rb[x]
+        differ[g] = acc
+
+
+@njit(cache=True)
+def extract_plane(lanes: np.ndarray, g: int, lane: int, out: np.ndarray) -> None:
+    """Plane ``lane`` of group ``g`` into ``out`` ``(P, P)`` uint8 (0/1)."""
+    bit = np.uint64(lane)
+    one = np.uint64(1)
+    a = lanes[g]
+    for y in range(out.shape[0]):
+        row = a[y + 1]
+        dst = out[y]
+        for x in range(out.shape[1]):
+            dst[x] = np.uint8((row[x + 1] >> bit) & one)
+
+
+@njit(cache=True)
+def insert_plane(lanes: np.ndarray, g: int, lane: int, cells: np.ndarray, top: int, left: int) -> None:
+    """Clear plane ``lane`` of group ``g``, then write ``cells`` ``(h, w)`` uint8 (1 = alive) with its
+    corner at ``(top, left)`` (the caller keeps it inside the plane)."""
+    bit = np.uint64(lane)
+    keep = ~(np.uint64(1) << bit)
+    a = lanes[g]
+    for y in range(1, a.shape[0] - 1):
+        row = a[y]
+        for x in range(1, a.shape[1] - 1):
+            row[x] &= keep
+    for y in range(cells.shape[0]):
+        row = a[top + y + 1]
+        src = cells[y]
+        for x in range(cells.shape[1]):
+            if src[x] == 1:
+                row[left + x + 1] |= np.uint64(1) << bit
+
+
+__all__ = ["COUNTER_BITS", "extract_plane", "insert_plane", "planes_differ", "scan_groups"]

@@ -1,0 +1,208 @@
+"""The first tier of a CPU soup search kept bit-packed, 64 soups to a word, from start to census.
+
+:mod:`.soups` runs every soup on a bounded plane and, after each chunk of generations, looks at
+each plane: population, guard band, stability. With ``bitpack-cpu`` and a 3x3 two-state rule the
+first tier (``FIRST_PLANE``-wide planes, where nearly all of a soup's life is spent) never leaves
+the lane layout of :mod:`tensorca.engines.bitpack_lanes`:
+
+- the planes advance ``CHUNK`` generations per call, 64 per word operation, in one task per group;
+- populations and guard-band occupancy come from one scan of the packed words
+  (:func:`.lane_kernels.scan_groups`);
+- *stability is exact*: every ``LAG`` generations the planes are compared with a snapshot taken
+  ``LAG`` generations before (:func:`.lane_kernels.planes_differ`). A plane that equals its
+  snapshot, with no edit since, repeats with a period dividing ``LAG``: it is stable forever, so it
+  is censused now. Ash whose period does not divide ``LAG`` is caught, as before, by the periodic
+  populations test every ``FORCED_CHECK`` generations;
+- only planes that need the host are unpacked: one with something in its guard band (a spaceship
+  to remove, or a soup to re-centre or move to a wider tier), one to census, and one to start.
+
+The census and band rules are :mod:`.soups`' own (:meth:`_Search.finish`, :meth:`_Search.clear_band`),
+so the results equal those of the generic path for the same soups.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..crop import crop
+from ..engines.bitpack_circuit import rule_table, why_not_bitpack
+from ..engines.bitpack_lanes import lanes_module
+from ..engines.lanes_layout import LANES
+from ..rules.base import Rule
+from ..topology import Topology
+from .lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups
+
+#: Generations per call of the lane kernels.
+CHUNK = 10
+#: Cells from each edge kept empty before a chunk: CHUNK times the reach (1: lanes run 3x3 rules).
+GUARD = CHUNK
+#: Planes are compared with a snapshot this many generations old (a multiple of CHUNK; 60 is a
+#: multiple of the periods of nearly all ash: 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30).
+LAG = 60
+#: Population samples (one per chunk) kept per soup for the periodic test.
+HISTORY = 120
+
+
+def lane_module_for(rule: Rule) -> Any | None:
+    """The compiled lane kernels for ``rule``, or None when it cannot run in lanes (not a 3x3
+    two-state table rule, or the specialised-module cap is reached)."""
+    spec = rule.compile()
+    if spec.n_states != 2 or why_not_bitpack(spec, Topology.plane(8, 8)) is not None:
+        return None
+    return lanes_module(rule_table(spec))
+
+
+class LaneTier:
+    """Soups on ``size``-wide bounded planes in lane groups; ``slots`` (a multiple of 64) of them.
+
+    ``slots[s]`` is the soup in slot ``s`` (None when free); slot ``s`` is bit ``s % 64`` of group
+    ``s // 64``. ``pending`` holds ``(soup, cropped cells)`` waiting for a slot.
+    """
+
+    def __init__(self, size: int, capacity: int, module: Any):
+        groups = -(-max(1, capacity) // LANES)
+        self.size = size
+        self.module = module
+        self.capacity = groups * LANES
+        self.lanes = np.zeros((groups, size + 2, size + 2), dtype=np.uint64)
+        #: The planes at the start of each of the last LAG // CHUNK chunks (a ring by chunk number).
+        self.ring = np.zeros((LAG // CHUNK, groups, size + 2, size + 2), dtype=np.uint64)
+        self.slots: list[Any | None] = [None] * self.capacity
+        self.pending: list[tuple[Any, np.ndarray]] = []
+        self.gen = np.zeros(self.capacity, dtype=np.int64)
+        #: The chunk after which each slot's plane was last set by the host (a soup placed or edited).
+        self.set_at = np.zeros(self.capacity, dtype=np.int64)
+        #: Populations of the last HISTORY chunks (a ring indexed by chunk number) and how many are valid.
+        self.history = np.zeros((self.capacity, HISTORY), dtype=np.int64)
+        self.samples = np.zeros(self.capacity, dtype=np.int64)
+        self.chunks = 0
+        self._plane = np.zeros((size, size), dtype=np.uint8)
+
+    @property
+    def soups(self) -> list[Any]:
+        """The soups running now."""
+        return [s for s in self.slots if s is not None]
+
+    def admit(self) -> None:
+        """Place pending soups in the middle of free planes, lowest slots first (so the groups
+        that run stay few when soups run out)."""
+        if not self.pending:
+            return
+        free = [s for s, soup in enumerate(self.slots) if soup is None]
+        for slot in free[: len(self.pending)]:
+            soup, content = self.pending.pop(0)
+            h, w = content.shape
+            insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(content, dtype=np.uint8),
+                         (self.size - h) // 2, (self.size - w) // 2)
+            self.slots[slot] = soup
+            self.gen[slot] = soup.gen
+            self.set_at[slot] = self.chunks
+            self.samples[slot] = 0
+
+    def plane(self, slot: int) -> np.ndarray:
+        """A copy of the plane in ``slot``, ``(size, size)`` uint8."""
+        extract_plane(self.lanes, slot // LANES, slot % LANES, self._plane)
+        return self._plane.copy()
+
+    def write(self, slot: int, plane: np.ndarray) -> None:
+        """Replace the plane in ``slot`` (an edit: older snapshots no longer count)."""
+        insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(plane, dtype=np.uint8), 0, 0)
+        self.set_at[slot] = self.chunks
+
+    def release(self, slot: int) -> None:
+        self.slots[slot] = None
+
+    def advance(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run every busy group ``CHUNK`` generations; ``(pops, band, same)`` per slot: population
+        ``(slots,)`` int64, live cells in the guard band ``(slots,)`` bool, and whether the plane
+        equals itself ``LAG`` generations ago with no edit since ``(slots,)`` bool. Each soup is
+        compared at every chunk of its own, so when it is found stable does not depend on the batch."""
+        busy = np.flatnonzero([s is not None for s in self.slots])
+        used = int(busy[-1]) // LANES + 1 if busy.size else 0
+        lanes = self.lanes[:used]
+        depth = LAG // CHUNK
+        self.ring[self.chunks % depth, :used] = lanes
+        if used:
+            # on this thread: the host work around it is serial anyway (census, bands), and a parallel
+            # region whose second core is busy spins (measured 4-6x slower than this at load 2);
+            # a census uses more cores as processes (search.distributed)
+            self.module.run_groups_serial(lanes, CHUNK, False)
+        self.chunks += 1
+        self.gen[busy] += CHUNK
+        pops = np.zeros((len(self.lanes), LANES), dtype=np.int64)
+        band_words = np.zeros(len(self.lanes), dtype=np.uint64)
+        differ = np.zeros(len(self.lanes), dtype=np.uint64)
+        if used:
+            scan_groups(lanes, GUARD, pops[:used], band_words[:used])
+            # the ring entry about to be overwritten holds the planes LAG generations ago
+            planes_differ(lanes, self.ring[self.chunks % depth, :used], differ[:used])
+        pops = pops.reshape(-1)
+        self.history[:, self.chunks % HISTORY] = pops
+        self.samples += 1
+        same = ~_bits(differ) & (self.set_at <= self.chunks - depth)
+        return pops, _bits(band_words), same
+
+    def populations(self, slot: int) -> list[int]:
+        """The slot's population samples, oldest first (at most HISTORY)."""
+        n = int(min(self.samples[slot], HISTORY))
+        ring = self.history[slot]
+        return [int(ring[(self.chunks - k) % HISTORY]) for k in range(n - 1, -1, -1)]
+
+
+def _bits(words: np.ndarray) -> np.ndarray:
+    """``(G,)`` uint64 -> ``(G * 64,)`` bool: bit ``i`` of word ``g`` at ``64 g + i``."""
+    return np.unpackbits(words.astype("<u8").view(np.uint8), bitorder="little").astype(bool)
+
+
+def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
+    """One chunk of ``tier`` for ``search`` (a :class:`.soups._Search`): advance, clear guard bands,
+    census what is stable, finished or empty; returns the soups that outgrew their planes as
+    ``(soup, cropped cells)``."""
+    from .soups import FORCED_CHECK, _periodic_tail
+
+    pops, band, same = tier.advance()
+    busy = np.array([s is not None for s in tier.slots])
+    check = busy & ((tier.gen % FORCED_CHECK) == 0)
+    due = busy & (band | (pops == 0) | (tier.gen >= search.max_gens) | check | same)
+    outgrown: list[tuple[Any, np.ndarray]] = []
+    for slot in np.flatnonzero(due).tolist():
+        soup = tier.slots[slot]
+        soup.gen = int(tier.gen[slot])
+        plane = None
+        if band[slot]:
+            plane = tier.plane(slot)
+            if not search.clear_band(soup, plane, GUARD):
+                outgrown.append((soup, crop(plane, copy=True)[0]))
+                tier.release(slot)
+                continue
+            tier.write(slot, plane)
+            pops[slot] = int(np.count_nonzero(plane))
+            tier.history[slot, tier.chunks % HISTORY] = pops[slot]
+        if pops[slot] == 0:
+            search.record(soup, list(soup.escaped.elements()))
+            search.escaped += sum(soup.escaped.values())
+            search.generations += soup.gen
+            search.finished += 1
+            tier.release(slot)
+            continue
+        if plane is None:
+            plane = tier.plane(slot)
+        if soup.gen >= search.max_gens:
+            search.finish(soup, plane, stable_only=False)
+            search.unstable += 1
+            tier.release(slot)
+            continue
+        stable = bool(same[slot]) and not band[slot]
+        forced = (not stable and check[slot]
+                  and _periodic_tail(tier.populations(slot), soup.gen - soup.last_event, CHUNK))
+        if (stable or forced) and soup.gen >= soup.next_check:
+            if search.finish(soup, plane, stable_only=True):
+                tier.release(slot)
+                continue
+            soup.next_check = soup.gen + 2 * LAG
+    return outgrown
+
+
+__all__ = ["CHUNK", "LAG", "LaneTier", "lane_module_for", "run_lane_tier"]
