@@ -165,3 +165,35 @@ def test_the_census_of_a_soup_that_throws_gliders_is_its_own():
     truth = census(ash, "B3/S23")
     found = soups.soup_search(0, "B3/S23", grids=soup[None], backend="bitpack-cpu")
     assert found.counts == truth and found.escaped == truth["xq4_153"] == 3
+
+
+@pytest.mark.parametrize("rule", ["B3/S23", "B2-a/S12", "B36/S23", "B1/S1"])
+def test_the_small_stepper_equals_the_numpy_table_step(rule):
+    from tensorca.analysis.evolve import Stepper
+    from tensorca.crop import crop
+
+    stepper = Stepper(parse_rule(rule))
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        cells, origin = crop((rng.random(tuple(rng.integers(1, 12, size=2))) < 0.4).astype(np.uint8), (3, -2))
+        if cells.size == 0:
+            continue
+        got = stepper.step((cells, origin))
+        expected = crop(stepper._step_table(cells), (origin[0] - 1, origin[1] - 1))
+        assert got[1] == expected[1] and np.array_equal(got[0], expected[0])
+
+
+def test_splitting_does_not_depend_on_where_the_ash_lies():
+    from tensorca.analysis.census import splitter_for
+
+    ash = np.zeros((14, 16), dtype=np.uint8)
+    ash[0:2, 0:2] = 1  # block
+    ash[1, 6:9] = 1  # blinker
+    ash[1, 12:15] = 1  # blinker
+    ash[8, 1:3] = ash[10, 1:3] = ash[9, 0] = ash[9, 3] = 1  # beehive
+    ash[9:12, 10:13] = [[0, 1, 0], [0, 0, 1], [1, 1, 1]]  # glider
+    splitter = splitter_for(parse_rule("B3/S23"))
+    here = Counter(f.apgcode for f in splitter.split((ash, (0, 0))))
+    assert here == {"xs4_33": 1, "xp2_7": 2, "xs6_696": 1, "xq4_153": 1}
+    for origin in [(-50, -70), (13, -2), (-1, 40)]:
+        assert Counter(f.apgcode for f in splitter.split((ash, origin))) == here

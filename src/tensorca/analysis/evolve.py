@@ -22,6 +22,7 @@ from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..rules.stepspec import TableUpdate
 from ..topology import Topology
+from .labels import table_step_cropped
 
 State = tuple[np.ndarray, tuple[int, int]]
 """``(cells, origin)``: ``(H, W)`` uint8 cropped to the bounding box, origin ``(x, y)`` of [0, 0]."""
@@ -87,6 +88,10 @@ class Stepper:
             if cells.size == 0:
                 return cells, origin
             r = self.reach
+            if self._table is not None and self.spec.n_states == 2:
+                cells, y0, x0 = table_step_cropped(np.ascontiguousarray(cells, dtype=np.uint8), self._table)
+                origin = (origin[0] - 1 + x0, origin[1] - 1 + y0)
+                continue
             if self._table is not None:
                 cells, origin = crop(self._step_table(cells), (origin[0] - 1, origin[1] - 1))
                 continue

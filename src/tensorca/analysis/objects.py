@@ -157,7 +157,7 @@ class Splitter:
         cells_of = _Groups(np.stack([ys + oy, xs + ox], axis=1), cells[ys, xs])
         while True:
             members = cells_of.groups()
-            states = [cells_of.state(m) for m in members]
+            states = cells_of.states(members)
             info = [self.behaviour(s[0]) for s in states]
             if self._merge_dependents(cells_of, members, info):
                 continue
@@ -239,18 +239,42 @@ class _Groups:
 
     def groups(self) -> list[np.ndarray]:
         """The cell indices of each group, groups ordered by their smallest index."""
-        roots = np.array([self.find(i) for i in range(len(self.coords))])
+        roots = np.array(self.parent)
+        while True:  # pointer jumping: every cell's root
+            up = roots[roots]
+            if np.array_equal(up, roots):
+                break
+            roots = up
         order = np.argsort(roots, kind="stable")
         cuts = np.flatnonzero(np.diff(roots[order])) + 1
         return np.split(order, cuts)
 
-    def state(self, members: np.ndarray) -> State:
-        """The cropped ``(cells, origin)`` of one group."""
-        gy, gx = self.coords[members, 0], self.coords[members, 1]
-        y0, x0 = int(gy.min()), int(gx.min())
-        grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
-        grid[gy - y0, gx - x0] = self.values[members]
-        return grid, (x0, y0)
+    def states(self, members: list[np.ndarray]) -> list[State]:
+        """The cropped ``(cells, origin)`` of each group (one canvas, bounding boxes in one pass)."""
+        coords = self.coords
+        y0, x0 = coords.min(axis=0)
+        ranks = np.zeros(len(coords), dtype=np.int64)
+        for i, m in enumerate(members):
+            ranks[m] = i
+        n = len(members)
+        top = np.full(n, np.iinfo(np.int64).max)
+        left = np.full(n, np.iinfo(np.int64).max)
+        bottom = np.full(n, np.iinfo(np.int64).min)  # coordinates may be negative
+        right = np.full(n, np.iinfo(np.int64).min)
+        np.minimum.at(top, ranks, coords[:, 0])
+        np.minimum.at(left, ranks, coords[:, 1])
+        np.maximum.at(bottom, ranks, coords[:, 0] + 1)
+        np.maximum.at(right, ranks, coords[:, 1] + 1)
+        shape = tuple(coords.max(axis=0) - (y0, x0) + 1)
+        group = np.full(shape, -1, dtype=np.int64)
+        value = np.zeros(shape, dtype=np.uint8)
+        group[coords[:, 0] - y0, coords[:, 1] - x0] = ranks
+        value[coords[:, 0] - y0, coords[:, 1] - x0] = self.values
+        out = []
+        for i, (a, b, c, d) in enumerate(zip((top - y0).tolist(), (bottom - y0).tolist(), (left - x0).tolist(),
+                                             (right - x0).tolist(), strict=True)):
+            out.append((np.where(group[a:b, c:d] == i, value[a:b, c:d], np.uint8(0)), (c + int(x0), a + int(y0))))
+        return out
 
 
 def _close(a: State, b: State, distance: int = 2) -> bool:
