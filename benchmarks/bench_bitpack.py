@@ -21,6 +21,12 @@ the overhead on fresh soups)::
 
     .venv/bin/python benchmarks/bench_bitpack.py --settle [--bgolly /tmp/bgolly]
 
+One big soup (B3/S23 torus, 40%: 4096^2 and 1024^2, 100 and 1000 generations, end to end): the
+engine's tiled path with several generations per parallel region, the same one generation per
+region, and QuickLife on the same soup, with the tiled kernel's operation-count floor::
+
+    .venv/bin/python benchmarks/bench_bitpack.py --big [--json out.json] [--bgolly /tmp/bgolly]
+
 Rule B3/S23 on a torus, random soup of density 0.5 (the kernels do the same work on any state).
 ``packed`` times the engine's multi-generation loop on packed words (the grid stays packed
 between generations, as in ``advance``); ``end-to-end`` adds packing and unpacking the bytes.
@@ -458,6 +464,95 @@ def settle_bench(quick: bool, bgolly: str) -> dict:
     return {"device": "cpu", "threads": threads, "rows": rows, "fresh_overhead": overhead, "fresh_ratios": ratios}
 
 
+def tiled_floor(table: bytes) -> dict:
+    """Bitwise operations per word of the tiled blocked kernel (:mod:`.bitpack_lanes`, two output
+    rows a pass) and the G cell-updates/s per core they allow at the nominal clock, with four 256-bit
+    logic operations a cycle (AVX2, four words each; loads and stores not counted). A count circuit
+    per pair of rows: four row sums (5 each), the middle two added once (7), each output adds its
+    third row (8, 9 when the rule reads t3) and runs the rule; other tables: their circuit per word."""
+    from tensorca.engines.bitpack_bdd import is_count_circuit, table_circuit
+    from tensorca.engines.bitpack_circuit import PLANE_COUNTS, op_count
+
+    circuit = table_circuit(table)
+    rule = op_count(circuit.result) + sum(op_count(line.split("=", 1)[1]) for line in circuit.lines)
+    if is_count_circuit(circuit):
+        ops = (4 * 5 + 7 + 2 * (8 + ("t3" in circuit.result)) + 2 * rule) / 2
+    else:
+        counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
+        ops = rule + (sum(op_count(line.split("=", 1)[1]) for line in PLANE_COUNTS) if counts else 0)
+    try:
+        mhz = max(float(line.split(":")[1]) for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("cpu MHz"))
+    except (OSError, ValueError):
+        mhz = float("nan")
+    cells_per_cycle = 4 * 4 * 64 / ops  # 4 ops/cycle x 4 words/op x 64 cells/word
+    return {"ops_per_word": ops, "cells_per_cycle": cells_per_cycle, "mhz": mhz,
+            "floor_per_core": cells_per_cycle * mhz * 1e6}
+
+
+def big_bench(quick: bool, bgolly: str) -> dict:
+    """One big B3/S23 torus soup (40%, seed 1): 4096^2 and 1024^2, 100 and 1000 generations, wall
+    clock end to end (packing included), best of interleaved runs: the bitpack-cpu engine (64 lane
+    tiles, several generations per parallel region), the same tiled path one generation per region
+    (``advance_tiled(..., depth=0)``, the path before blocking), both again on one thread, and
+    bgolly's QuickLife on the same soup and generations. The engine runs on the cores free at each
+    call (:func:`tensorca.cpu_load.free_cores`), so the free-core counts seen are printed."""
+    import numba
+
+    from tensorca.cpu_load import free_cores
+    from tensorca.engines import bitpack_lanes
+    from tensorca.engines.bitpack_circuit import rule_table
+
+    engine = get_engine("bitpack-cpu")
+    table = rule_table(RULE)
+    floor = tiled_floor(table)
+    threads = numba.get_num_threads()
+    print(f"# tiled kernel: {floor['ops_per_word']:.1f} ops/word -> {floor['cells_per_cycle']:.1f} cells/cycle "
+          f"-> {floor['floor_per_core'] / 1e9:.0f} G/s per core at {floor['mhz']:.0f} MHz (4 AVX2 logic ops/cycle)",
+          flush=True)
+    rows = []
+    for side in (4096, 1024):
+        cells = (np.random.default_rng(1).random((1, side, side)) < 0.4).astype(np.uint8)
+        topology = Topology.torus(side, side)
+        engine.advance(cells, RULE, topology, 2)  # compile and warm up
+        bitpack_lanes.advance_tiled(cells, table, True, 2, depth=0)
+        for gens in (100,) if quick else (100, 1000):
+            load_before = os.getloadavg()
+            got = engine.advance(cells, RULE, topology, gens)
+            assert np.array_equal(got, bitpack_lanes.advance_tiled(cells, table, True, gens, depth=0))
+            runs = {
+                "engine": lambda c=cells, t=topology, g=gens: engine.advance(c, RULE, t, g),
+                "per_generation": lambda c=cells, g=gens: bitpack_lanes.advance_tiled(c, table, True, g, depth=0),
+            }
+            best = dict.fromkeys([*runs, *(f"{name}_1t" for name in runs)], float("inf"))
+            free_seen = set()
+            for _ in range(3 if gens <= 100 else 2):
+                for name, fn in runs.items():
+                    free_seen.add(free_cores())
+                    best[name] = min(best[name], best_of(fn, 1))
+                numba.set_num_threads(1)
+                try:
+                    for name, fn in runs.items():
+                        best[f"{name}_1t"] = min(best[f"{name}_1t"], best_of(fn, 1))
+                finally:
+                    numba.set_num_threads(threads)
+            golly = bgolly_rate(bgolly, cells[0], "B3/S23", gens)
+            work = side * side * gens
+            row = {"side": side, "gens": gens, **{name: work / t for name, t in best.items()}, "quicklife": golly,
+                   "threads": threads, "free_cores_seen": sorted(free_seen), "load_before": load_before,
+                   "load_after": os.getloadavg()}
+            rows.append(row)
+            g = golly or float("nan")
+            ours, step, ours1, step1 = (row[k] / 1e9 for k in ("engine", "per_generation", "engine_1t",
+                                                                "per_generation_1t"))
+            print(f"{side}^2 {gens:5d} gens  engine {ours:6.1f} G  per-generation {step:6.1f} G  (1 thread: "
+                  f"{ours1:5.1f} G, {step1:5.1f} G)  QuickLife {g / 1e9:5.2f} G  |  engine/QL x{ours * 1e9 / g:5.1f}  "
+                  f"per-gen/QL x{step * 1e9 / g:5.1f}  engine/per-gen x{ours / step:.2f} (1 thread "
+                  f"x{ours1 / step1:.2f})  free cores {sorted(free_seen)}; load {load_before[0]:.2f} -> "
+                  f"{row['load_after'][0]:.2f}", flush=True)
+    return {"device": "cpu", "threads": threads, "floor": floor, "rows": rows}
+
+
 def machine() -> str:
     try:
         out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -478,11 +573,14 @@ def main(argv=None) -> None:
                         help="CPU: table rules (MAP, Hensel) at 1024^2 against numpy, torch and bgolly QuickLife")
     parser.add_argument("--settle", action="store_true",
                         help="CPU: skipping what has settled (column kernels) against rows, dense and QuickLife")
-    parser.add_argument("--bgolly", default="/tmp/bgolly", help="bgolly binary for --tables and --settle")
+    parser.add_argument("--big", action="store_true",
+                        help="CPU: one big soup (4096^2, 1024^2) end to end against the per-generation tiled path "
+                             "and QuickLife")
+    parser.add_argument("--bgolly", default="/tmp/bgolly", help="bgolly binary for --tables, --settle and --big")
     args = parser.parse_args(argv)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {machine()}  load {os.getloadavg()[0]:.2f}", flush=True)
-    if args.tables or args.settle:
-        result = (table_bench if args.tables else settle_bench)(args.quick, args.bgolly)
+    if args.tables or args.settle or args.big:
+        result = (table_bench if args.tables else settle_bench if args.settle else big_bench)(args.quick, args.bgolly)
         print(f"# load average after: {os.getloadavg()[0]:.2f}")
         if args.json:
             args.json.write_text(json.dumps(result, indent=2))

@@ -110,3 +110,73 @@ def test_tile_halo_crosses_tiles_and_the_torus_seam():
     out = bitpack_lanes.advance_tiled(glider, rule_table(rule), True, 4 * 128)  # 128 cells down-right
     np.testing.assert_array_equal(out, np.roll(glider, (128 % 32, 0), axis=(1, 2)))
     assert not bitpack_lanes.use_tiles((1, 30, 128)) and not bitpack_lanes.use_tiles((1, 64, 64))
+
+
+# --- several generations per parallel region (the blocked driver) ----------------------------------
+
+
+def _random_map(seed: int) -> str:
+    """A seeded random MAP rule (B0 included at random: births from nothing off the plane's edge)."""
+    import base64
+
+    table = (np.random.default_rng(seed).random(512) < 0.5).astype(np.uint8)
+    return "MAP" + base64.b64encode(np.packbits(table).tobytes()).decode()[:86]
+
+
+# (depth, strip, chunk): odd strips, chunks narrower than the margins, a depth of a whole tile side,
+# one generation per region, and the tiled_plan choice (None).
+BLOCKINGS = [(3, 5, 7), (4, 2, 16), (2, 1, 1), (16, 16, 16), (1, 3, 5), (None, None, None)]
+
+
+@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B2-a/S12", _random_map(7)])
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_blocked_tiles_match_reference(engines, text, kind):
+    """Strips, chunks and depths small enough that every task's margins cross the torus seams (lane
+    rotations by 8 lanes and within bytes) or the plane's edges (lanes killed at every level)."""
+    _, reference = engines
+    rule = parse_rule(text)
+    table = rule_table(rule)
+    rng = np.random.default_rng(abs(hash((text, kind, "blocked"))) % 2**32)
+    for shape in [(1, 64, 128), (1, 128, 64), (1, 40, 136)]:
+        cells = (rng.random(shape) < 0.4).astype(np.uint8)
+        topology = getattr(Topology, kind)(*shape[1:])
+        for generations in (0, 1, 7, 18):
+            want = reference.advance(cells, rule, topology, generations)
+            for depth, strip, chunk in BLOCKINGS:
+                got = bitpack_lanes.advance_tiled(cells, table, kind == "torus", generations,
+                                                  depth=depth, strip=strip, chunk=chunk)
+                np.testing.assert_array_equal(got, want, err_msg=f"{text} {kind} {shape} {generations} "
+                                                                 f"depth {depth} strip {strip} chunk {chunk}")
+
+
+def test_blocked_glider_crosses_every_seam_in_one_region():
+    # 16 generations in one region on a 64x128 torus: the glider crosses tile rows and columns and both seams.
+    glider = np.zeros((1, 64, 128), np.uint8)
+    glider[0, 60, 125] = glider[0, 61, 126] = glider[0, 62, 124] = glider[0, 62, 125] = glider[0, 62, 126] = 1
+    table = rule_table(parse_rule("B3/S23"))
+    out = bitpack_lanes.advance_tiled(glider, table, True, 16, depth=8, strip=4, chunk=16)
+    np.testing.assert_array_equal(out, np.roll(glider, (4, 4), axis=(1, 2)))
+    plane = bitpack_lanes.advance_tiled(glider, table, False, 16, depth=8, strip=4, chunk=16)
+    assert plane[0, :4].sum() == 0 and plane[0, :, :4].sum() == 0  # nothing wrapped round
+
+
+def test_tiled_plan_bounds():
+    for th, tw, threads, gens in [(512, 512, 2, 1000), (128, 128, 1, 1000), (4, 16, 2, 9), (512, 2048, 4, 3)]:
+        depth, strip, chunk = bitpack_lanes.tiled_plan(th, tw, threads, gens)
+        assert 1 <= depth <= min(th, tw, gens, bitpack_lanes.MAX_DEPTH)
+        assert 1 <= strip <= th and 1 <= chunk <= tw
+        assert depth * 4 * 8 * (chunk + 2 * depth) <= bitpack_lanes.BLOCK_BYTES
+
+
+def test_wide_packing_matches_cell_by_cell():
+    rng = np.random.default_rng(11)
+    grid = (rng.random((32, 192)) < 0.5).astype(np.uint8)
+    grid[rng.random(grid.shape) < 0.05] = 3  # not 1: dead, as cell by cell (the row is redone)
+    want = np.zeros((6, 26), np.uint64)
+    bitpack_lanes.pack_tiles(grid, want)
+    got = np.zeros_like(want)
+    bitpack_lanes.pack_tiles64(grid.view(np.uint64), grid, got)
+    np.testing.assert_array_equal(got, want)
+    out = np.empty_like(grid)
+    bitpack_lanes.unpack_tiles64(got, out.view(np.uint64))
+    np.testing.assert_array_equal(out, grid == 1)
