@@ -7,9 +7,11 @@ process and one after the other:
   (the default on bitpack-cpu) and with the generic per-chunk path the lanes replace;
 - bitpack-cpu on one 4096^2 torus soup (40 %) for ``--gens`` generations, end to end;
 
-and prints soups/s, the ratio to the big-grid G CUPS, and whether both census paths agree::
+and prints soups/s, the ratio to the big-grid G CUPS, and whether both census paths agree.
+``--workers N`` also times apgsearch's soups (``soup_census``, root ``k_bench``) in this process
+and on a LocalCluster of N worker processes started beforehand (the start is not timed)::
 
-    .venv/bin/python benchmarks/bench_soups.py [--count 1000] [--json out.json]
+    .venv/bin/python benchmarks/bench_soups.py [--count 1000] [--workers 2] [--json out.json]
 """
 
 from __future__ import annotations
@@ -58,11 +60,32 @@ def census_rate(count: int, seed: int, lanes: bool) -> tuple[float, soups.SoupSe
         soups.lane_module_for = keep
 
 
+def cluster_rates(count: int, workers: int) -> dict:
+    """soups/s of ``soup_census`` in this process and on ``workers`` local processes (same soups)."""
+    from distributed import Client, LocalCluster
+
+    from tensorca.search.distributed import soup_census
+
+    soup_census(50, "k_warm", backend="bitpack-cpu")
+    t0 = time.perf_counter()
+    alone = soup_census(count, "k_bench", backend="bitpack-cpu")
+    alone_rate = count / (time.perf_counter() - t0)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        soup_census(50 * workers, "k_warm", client=client, backend="bitpack-cpu", task_soups=50)
+        t0 = time.perf_counter()
+        spread = soup_census(count, "k_bench", client=client, backend="bitpack-cpu")
+        spread_rate = count / (time.perf_counter() - t0)
+    return {"census_in_process_soups_per_s": alone_rate, f"census_{workers}_workers_soups_per_s": spread_rate,
+            "census_same": alone.counts == spread.counts, "workers": workers}
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--gens", type=int, default=100, help="generations of the 4096^2 big-grid run")
+    parser.add_argument("--workers", type=int, default=0, help="also time soup_census on this many processes")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     lanes_rate, lanes = census_rate(args.count, args.seed, lanes=True)
@@ -80,6 +103,12 @@ def main(argv=None) -> None:
     print(f"  generic  {generic_rate:8.1f} soups/s  (same census: {result['same_census']})")
     print(f"  bitpack-cpu 4096^2 x {args.gens}: {cups / 1e9:.1f} G CUPS")
     print(f"  ratio    {result['soups_per_s_per_gcups']:.2f} soups/s per G CUPS (issue 16 target: 10)")
+    if args.workers:
+        result.update(cluster_rates(args.count, args.workers))
+        spread = result[f"census_{args.workers}_workers_soups_per_s"]
+        print(f"  soup_census in process {result['census_in_process_soups_per_s']:.1f} soups/s, "
+              f"{args.workers} workers {spread:.1f} soups/s (same census: {result['census_same']}); "
+              f"ratio {spread / (cups / 1e9):.2f} soups/s per G CUPS")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
 
