@@ -37,10 +37,12 @@ from .soups import SAMPLES, SearchInterrupted, soup_search
 
 #: Soups per task when there are enough of them.
 TASK_SOUPS = 10_000
-#: Tasks per worker at least, when ``count`` is small (work left for the workers that finish early): soups
-#: live from tens to thousands of generations, so tasks differ; 3000 soups on 2 workers ran in 20.7 s as
-#: 16 tasks and 21.8 s as 8 (the census of 1 worker took 36 s either way: a task's own cost is small).
-TASKS_PER_WORKER = 8
+#: Tasks per worker at least, when ``count`` is small (work left for the workers that finish early).
+#: Each task ends with a tail of its longest-lived soups running in mostly empty lane groups, which
+#: matters since the lane tiers made soups 2-3x cheaper: 4000 soups on 2 workers ran at 331 soups/s
+#: as tasks of 1000, 236 as 500 and 257 as 250 (load 1.4-2.0). (With the slower per-chunk path, 3000
+#: soups on 2 workers ran in 20.7 s as 16 tasks and 21.8 s as 8.)
+TASKS_PER_WORKER = 2
 FORMAT = "tensorca-census/1"
 
 
@@ -235,7 +237,9 @@ def soup_census(
         if announce is not None:
             announce(describe(joined) if joined is not None else "this process")
         if joined is None:
-            return _in_process(seed, count, plan_tasks(count, 1, task_soups), options, progress, began)
+            # one process: tasks as large as allowed (no worker waits for another; each task has a tail)
+            return _in_process(seed, count, plan_tasks(count, 1, task_soups or TASK_SOUPS), options, progress,
+                               began)
         size = max(1, len(joined.scheduler_info().get("workers", {})))
         return _on_cluster(joined, seed, count, plan_tasks(count, size, task_soups), options, progress, began)
 
