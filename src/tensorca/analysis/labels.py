@@ -124,4 +124,38 @@ def live_cells(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ys, xs
 
 
-__all__ = ["label_islands", "live_cells", "nearest_group", "table_step_cropped"]
+@njit(cache=True)
+def group_crops(coords: np.ndarray, values: np.ndarray, ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's cells cut to its bounding box, all in one buffer.
+
+    ``coords`` ``(N, 2)`` int64 ``(y, x)``, ``values`` ``(N,)`` uint8, ``ranks`` ``(N,)`` the group
+    ``0..n-1`` of each cell. Returns ``(buffer, boxes)``: ``boxes`` ``(n, 4)`` int64 rows ``(top,
+    left, height, width)``, and group ``i``'s ``(height, width)`` uint8 crop stored row-major in
+    ``buffer`` after those of groups ``0..i-1``.
+    """
+    boxes = np.empty((n, 4), dtype=np.int64)
+    bottom = np.empty(n, dtype=np.int64)
+    right = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        boxes[i, 0] = boxes[i, 1] = np.iinfo(np.int64).max
+        bottom[i] = right[i] = np.iinfo(np.int64).min
+    for k in range(coords.shape[0]):
+        g = ranks[k]
+        boxes[g, 0] = min(boxes[g, 0], coords[k, 0])
+        boxes[g, 1] = min(boxes[g, 1], coords[k, 1])
+        bottom[g] = max(bottom[g], coords[k, 0])
+        right[g] = max(right[g], coords[k, 1])
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    for i in range(n):
+        boxes[i, 2] = bottom[i] - boxes[i, 0] + 1
+        boxes[i, 3] = right[i] - boxes[i, 1] + 1
+        offsets[i + 1] = offsets[i] + boxes[i, 2] * boxes[i, 3]
+    buffer = np.zeros(offsets[n], dtype=np.uint8)
+    for k in range(coords.shape[0]):
+        g = ranks[k]
+        buffer[offsets[g] + (coords[k, 0] - boxes[g, 0]) * boxes[g, 3] + coords[k, 1] - boxes[g, 1]] = values[k]
+    return buffer, boxes
+
+
+__all__ = ["group_crops", "label_islands", "live_cells", "nearest_group", "table_step_cropped"]

@@ -29,7 +29,7 @@ import numpy as np
 from ..crop import crop
 from .apgcode import apgcode
 from .evolve import State, Stepper, same
-from .labels import label_islands, nearest_group
+from .labels import group_crops, label_islands, nearest_group
 
 #: Longest period looked for when deciding whether a group is self-sufficient.
 MAX_PERIOD = 128
@@ -188,19 +188,21 @@ class Splitter:
         """Join self-sufficient groups whose envelopes come close and that interact; True if any joined."""
         merged = False
         envelopes = [b.envelope(s[1]) if b else s for s, b in zip(states, info, strict=True)]
-        boxes = [(e[1][0], e[1][1], e[1][0] + e[0].shape[1], e[1][1] + e[0].shape[0]) for e in envelopes]
+        boxes = np.array([(e[1][0], e[1][1], e[1][0] + e[0].shape[1], e[1][1] + e[0].shape[0]) for e in envelopes],
+                         dtype=np.int64).reshape(-1, 4)
         near = 2 * self.stepper.reach
-        for i in range(len(members)):
-            for j in range(i + 1, len(members)):
-                if info[i] is None or info[j] is None:
-                    continue
-                bi, bj = boxes[i], boxes[j]
-                if bi[0] - near >= bj[2] or bj[0] - near >= bi[2] or bi[1] - near >= bj[3] or bj[1] - near >= bi[3]:
-                    continue  # envelopes too far apart to share a neighbour
-                if not _close(envelopes[i], envelopes[j], near):
-                    continue
-                if self.interact(states[i], info[i], states[j], info[j]):
-                    merged |= cells_of.union(int(members[i][0]), int(members[j][0]))
+        x0, y0, x1, y1 = (boxes[:, k] for k in range(4))
+        # pairs whose envelopes' boxes come within `near` (others cannot share a neighbour), both resolved
+        close = ((x0[:, None] - near < x1[None, :]) & (x0[None, :] - near < x1[:, None])
+                 & (y0[:, None] - near < y1[None, :]) & (y0[None, :] - near < y1[:, None]))
+        resolved = np.array([b is not None for b in info])
+        close &= resolved[:, None] & resolved[None, :]
+        for i, j in zip(*np.nonzero(np.triu(close, 1)), strict=True):  # in (i, j) order, as nested loops
+            i, j = int(i), int(j)
+            if not _close(envelopes[i], envelopes[j], near):
+                continue
+            if self.interact(states[i], info[i], states[j], info[j]):
+                merged |= cells_of.union(int(members[i][0]), int(members[j][0]))
         return merged
 
 
@@ -250,30 +252,16 @@ class _Groups:
         return np.split(order, cuts)
 
     def states(self, members: list[np.ndarray]) -> list[State]:
-        """The cropped ``(cells, origin)`` of each group (one canvas, bounding boxes in one pass)."""
-        coords = self.coords
-        y0, x0 = coords.min(axis=0)
-        ranks = np.zeros(len(coords), dtype=np.int64)
+        """The cropped ``(cells, origin)`` of each group, cut in one pass (:func:`.labels.group_crops`)."""
+        ranks = np.empty(len(self.coords), dtype=np.int64)
         for i, m in enumerate(members):
             ranks[m] = i
-        n = len(members)
-        top = np.full(n, np.iinfo(np.int64).max)
-        left = np.full(n, np.iinfo(np.int64).max)
-        bottom = np.full(n, np.iinfo(np.int64).min)  # coordinates may be negative
-        right = np.full(n, np.iinfo(np.int64).min)
-        np.minimum.at(top, ranks, coords[:, 0])
-        np.minimum.at(left, ranks, coords[:, 1])
-        np.maximum.at(bottom, ranks, coords[:, 0] + 1)
-        np.maximum.at(right, ranks, coords[:, 1] + 1)
-        shape = tuple(coords.max(axis=0) - (y0, x0) + 1)
-        group = np.full(shape, -1, dtype=np.int64)
-        value = np.zeros(shape, dtype=np.uint8)
-        group[coords[:, 0] - y0, coords[:, 1] - x0] = ranks
-        value[coords[:, 0] - y0, coords[:, 1] - x0] = self.values
+        buffer, boxes = group_crops(self.coords, self.values, ranks, len(members))
         out = []
-        for i, (a, b, c, d) in enumerate(zip((top - y0).tolist(), (bottom - y0).tolist(), (left - x0).tolist(),
-                                             (right - x0).tolist(), strict=True)):
-            out.append((np.where(group[a:b, c:d] == i, value[a:b, c:d], np.uint8(0)), (c + int(x0), a + int(y0))))
+        offset = 0
+        for top, left, h, w in boxes.tolist():
+            out.append((buffer[offset : offset + h * w].reshape(h, w), (left, top)))
+            offset += h * w
         return out
 
 
