@@ -169,13 +169,13 @@ def test_a_missing_faster_engine_is_suggested_once(fresh_suggestions):
                                       requires=("tensorca_no_such_module",), install="pip install 'tensorca[absent]'",
                                       default_costs={"cpu": EngineCost(call_s=0, gen_s=0, cell_s=1e-15)}))
     try:
-        rule, torus = parse_rule("B3/S23"), Topology.torus(2048, 2048)
+        rule, torus = parse_rule("B3/S23"), Topology.torus(4096, 4096)  # seconds even on the tiled path
         with pytest.warns(costmodel.PerformanceWarning, match=r"absent-fast.*pip install 'tensorca\[absent\]'"):
-            choice = costmodel.choose(rule, torus, 1, (2048, 2048), 20000)
+            choice = costmodel.choose(rule, torus, 1, (4096, 4096), 20000)
         assert choice.engine != "absent-fast"
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            costmodel.choose(rule, torus, 1, (2048, 2048), 20000)  # once per process
+            costmodel.choose(rule, torus, 1, (4096, 4096), 20000)  # once per process
             costmodel.choose(rule, Topology.torus(16, 16), 1, (16, 16), 1)  # small jobs never warn
     finally:
         registry.unregister("absent-fast")

@@ -8,7 +8,8 @@ calls, is predicted to take::
   + C * (call_s + cells * call_cell_s)                      fixed per call, packing/unpacking
   + G * (gen_s * family_gen + cells * cell_s * family_cell + B * H * row_s)   per generation
       (batches an engine runs one grid per bit lane, ``EngineCost.lanes``: ``lane_cell_s`` per
-       cell instead, no row cost, ``B`` rounded up to a whole word of grids)
+       cell instead, no row cost, ``B`` rounded up to a whole word of grids; grids it runs as 64
+       lane tiles, ``EngineCost.tiles``: ``tile_cell_s`` per cell, no row cost)
   + transfer (2 * cells bytes / transfer_Bps when the data and the engine are on different devices)
 
 On the unbounded plane an engine that runs it natively (``EngineInfo.unbounded_native``: HashLife)
@@ -314,6 +315,8 @@ def predict(
     if c.lanes is not None and rule.n_states == 2 and c.lanes((batch, height, width)):  # a grid per bit lane
         lane_cells = -(-batch // c.lane_width) * c.lane_width * height * width
         parts["compute"] = generations * lane_cells * c.lane_cell_s * c.cell_factor(family) * ltl_scale
+    elif c.tiles is not None and rule.n_states == 2 and c.tiles((batch, height, width)):  # 64 tiles a grid
+        parts["compute"] = generations * cells * c.tile_cell_s * c.cell_factor(family) * ltl_scale
     else:
         parts["compute"] = generations * cells * c.cell_s * c.cell_factor(family) * ltl_scale
         parts["compute"] += generations * batch * height * c.row_s

@@ -21,7 +21,7 @@ from . import table_steps as _table_steps  # noqa: F401,E402  rule-file and Supe
 from .base import Engine
 from .devices import cpu_and_cuda, cuda_available, cuda_only
 from .info import EngineCost, EngineInfo
-from .lanes_layout import use_lanes
+from .lanes_layout import runs_tiled, use_lanes
 from .numpy_reference import NumpyEngine
 from .registry import (
     available_engines,
@@ -128,12 +128,18 @@ register_lazy(EngineInfo(
 # 1024^2 soups, packing included: 0.8 (/2/3) to 2.3 (256 states), 2.1 for 345/2/4 (load average 5).
 # bitpack-cpu LANE_CELL_S: batches of small grids run one grid per bit lane (bitpack_lanes).
 LANE_CELL_S = 8e-12
+# bitpack-cpu TILE_CELL_S: one grid as 64 lane tiles with temporal blocking (bitpack_lanes.advance_tiled):
+# B3/S23 torus soups end to end on 2 free cores, 2026-12-01 (bench_bitpack.py --big): 4096^2 90-104 G/s
+# (11-10e-12 s a cell), 1024^2 61-64 G/s (16e-12); 1e-11 with call_cell_s's packing cost on top
+# (the tiles pack at ~0.2e-9 a cell, less than call_cell_s says: the prediction errs high).
+TILE_CELL_S = 10e-12
 register_lazy(EngineInfo(
     "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
     imports="numba", preference=20, precheck=bitpack_cpu_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
                                      compile_s=2.2, load_s=0.12, import_s=0.12,
                                      lanes=use_lanes, lane_cell_s=LANE_CELL_S,
+                                     tiles=runs_tiled, tile_cell_s=TILE_CELL_S,
                                      family_cell={"table": 2.5, "generations": 2.0})},
 ))
 register_lazy(EngineInfo(

@@ -73,8 +73,9 @@ from .bitpack_circuit import (
     why_not_bitpack,
 )
 from .bitpack_columns import bs_columns, change_bits, from_columns, table_columns, to_columns
-from .bitpack_lanes import advance_lanes, advance_tiled, use_lanes, use_tiles
+from .bitpack_lanes import advance_lanes, advance_tiled
 from .bitpack_pack import last_word_mask, n_words, pack, unpack
+from .lanes_layout import runs_tiled, use_lanes
 
 _TEMPLATE_VERSION = "7"
 
@@ -576,15 +577,6 @@ SMALL_GRID_WORDS = 16 * 1024
 SERIAL_WORK = 1 << 20
 
 
-#: Grids of at least this many cells run as 64 lane tiles (:func:`.bitpack_lanes.advance_tiled`):
-#: no shifts and vectorised word loops beat the row and column kernels from 1024^2 up (B3/S23,
-#: 2-core EPYC AVX2, load 0.8: 1024^2 69-76 vs 38-62 G/s over 100-5000 generations, 4096^2 73-95
-#: vs 29-63, 2048 x 8192 64-88 vs 46-66, B2-a/S12 1024^2 46 vs 10); at 256^2 they lose (9.5 vs
-#: 19.5 G/s: a parallel region per generation for little work). With temporal blocking (several
-#: generations per region, bitpack_lanes.tiled_plan) the tiles also win at 512^2 (load 1.8: 27.3 vs
-#: 17.6 G/s at 100 generations, 43.4 vs 30.6 at 1000); at 256^2 the column kernels still win long
-#: runs (19.3 vs 15.9 G/s at 1000), where they skip what has settled.
-TILED_MIN_CELLS = 1 << 18
 
 
 def use_columns(height: int, wp: int) -> bool:
@@ -689,7 +681,7 @@ class BitpackCpuEngine(Engine):
             out = advance_lanes(cells, rule_table(rule), torus, generations)
             if out is not None:
                 return out
-        elif use_tiles(cells.shape) and cells.shape[1] * cells.shape[2] >= TILED_MIN_CELLS:
+        elif runs_tiled(cells.shape):
             out = advance_tiled(cells, rule_table(rule), torus, generations)  # one grid as 64 lane tiles
             if out is not None:
                 return out

@@ -43,7 +43,7 @@ from numba import njit, prange
 from ..cpu_load import numba_threads_capped
 from .bitpack_bdd import is_count_circuit, table_circuit
 from .bitpack_circuit import PLANE_COUNTS, TOTAL, load_generated_module, may_specialise, planes_key
-from .lanes_layout import LANES, use_lanes
+from .lanes_layout import LANES, TILES, use_lanes, use_tiles
 
 _TEMPLATE_VERSION = "3"
 
@@ -497,8 +497,6 @@ def advance_lanes(cells: np.ndarray, table: bytes, torus: bool, generations: int
     return out
 
 
-#: A single grid runs as 64 tiles, one per lane: TILES x TILES tiles, lane = 8 * tile row + tile column.
-TILES = 8
 _BYTE_LOW = np.uint64(0x0101010101010101)
 _BYTE_HIGH = np.uint64(0x8080808080808080)
 
@@ -693,13 +691,6 @@ def tile_halo(a: np.ndarray, wrap: bool) -> None:
         else:
             a[y, 0] = (left << one) & ~_BYTE_LOW
             a[y, tw + 1] = (right >> one) & ~_BYTE_HIGH
-
-
-def use_tiles(shape: tuple[int, int, int]) -> bool:
-    """True when each grid of a ``(B, H, W)`` batch can run as 64 lane tiles: sides multiples of 8,
-    tiles at least 16 words wide (the word loops vectorise)."""
-    _, height, width = shape
-    return height % TILES == 0 and width % TILES == 0 and width // TILES >= 16 and height // TILES >= 4
 
 
 #: Bytes of one task's blocked working set (per generation of the block a ring of four partial

@@ -32,6 +32,10 @@ class EngineCost:
     lanes: Callable[[tuple[int, int, int]], bool] | None = None
     lane_width: int = 64
     lane_cell_s: float = 0.0
+    # Two-state grids the engine runs each as 64 tiles, one per bit lane (``(B, H, W) -> bool``, None:
+    # never): no row cost, ``tile_cell_s`` per cell and generation.
+    tiles: Callable[[tuple[int, int, int]], bool] | None = None
+    tile_cell_s: float = 0.0
     compile_s: float = 0.0
     load_s: float = 0.0  # kernels compiled before (disk cache) but not yet loaded in this process
     import_s: float = 0.0
