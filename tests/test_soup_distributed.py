@@ -80,9 +80,9 @@ def test_merge_adds_counts_and_keeps_the_ten_lowest_samples():
 
 def test_tasks_are_ten_thousand_soups_or_fewer_when_the_count_is_small():
     assert plan_tasks(10**6, 4) == [(i, i + 10_000) for i in range(0, 10**6, 10_000)]
-    assert plan_tasks(3000, 2) == [(0, 750), (750, 1500), (1500, 2250), (2250, 3000)]
-    assert plan_tasks(3001, 2)[-1] == (2253, 3001) and len(plan_tasks(3001, 2)) == 4
-    assert plan_tasks(10, 4) == [(i, i + 2) for i in range(0, 10, 2)]
+    assert plan_tasks(3000, 2) == [(0, 1500), (1500, 3000)]
+    assert plan_tasks(3001, 2) == [(0, 1501), (1501, 3001)]
+    assert plan_tasks(10, 4) == [(0, 3), (3, 6), (6, 9), (9, 10)]
     assert plan_tasks(0, 4) == []
     assert plan_tasks(25, 1, 10) == [(0, 10), (10, 20), (20, 25)]
 

@@ -38,11 +38,12 @@ from .soups import SAMPLES, SearchInterrupted, soup_search
 #: Soups per task when there are enough of them.
 TASK_SOUPS = 10_000
 #: Tasks per worker at least, when ``count`` is small (work left for the workers that finish early).
-#: Each task ends with a tail of its longest-lived soups running in mostly empty lane groups, which
-#: matters since the lane tiers made soups 2-3x cheaper: 4000 soups on 2 workers ran at 331 soups/s
-#: as tasks of 1000, 236 as 500 and 257 as 250 (load 1.4-2.0). (With the slower per-chunk path, 3000
-#: soups on 2 workers ran in 20.7 s as 16 tasks and 21.8 s as 8.)
-TASKS_PER_WORKER = 2
+#: Each task ends with a tail of its longest-lived soups running in mostly empty lane groups (about
+#: 1 s here), which matters since the lane tiers made soups 2-3x cheaper: 4000 soups on 2 workers
+#: ran at 449 soups/s as 2 tasks of 2000 (8.9 and 8.4 s), 380 as 4 of 1000 (4.9-5.3 s each), 236 as
+#: 8 of 500 (load 1.1-2.0). (With the slower per-chunk path, 3000 soups on 2 workers ran in 20.7 s
+#: as 16 tasks and 21.8 s as 8.) Large counts still run as many tasks of TASK_SOUPS.
+TASKS_PER_WORKER = 1
 FORMAT = "tensorca-census/1"
 
 
