@@ -1,18 +1,21 @@
-"""The first tier of a CPU soup search kept bit-packed, 64 soups to a word, from start to census.
+"""The narrow tiers of a CPU soup search kept bit-packed, 64 soups to a word, from start to census.
 
 :mod:`.soups` runs every soup on a bounded plane and, after each chunk of generations, looks at
 each plane: population, guard band, stability. With ``bitpack-cpu`` and a 3x3 two-state rule the
-first tier (``FIRST_PLANE``-wide planes, where nearly all of a soup's life is spent) never leaves
-the lane layout of :mod:`tensorca.engines.bitpack_lanes`:
+tiers up to ``LANE_MAX_PLANE`` wide (128 and 256: where nearly all of a soup's life is spent, and
+wider tiers hold too few soups to fill a word) never leave the lane layout of
+:mod:`tensorca.engines.bitpack_lanes`:
 
-- the planes advance ``CHUNK`` generations per call, 64 per word operation, in one task per group;
+- the planes advance ``CHUNK`` generations per call, 64 per word operation, one group after
+  another on this thread;
 - populations and guard-band occupancy come from one scan of the packed words
   (:func:`.lane_kernels.scan_groups`);
-- *stability is exact*: every ``LAG`` generations the planes are compared with a snapshot taken
-  ``LAG`` generations before (:func:`.lane_kernels.planes_differ`). A plane that equals its
-  snapshot, with no edit since, repeats with a period dividing ``LAG``: it is stable forever, so it
-  is censused now. Ash whose period does not divide ``LAG`` is caught, as before, by the periodic
-  populations test every ``FORCED_CHECK`` generations;
+- *stability is exact*: after every chunk each plane is compared with itself ``LAG`` generations
+  before (a ring of the last ``LAG / CHUNK`` chunks' planes, :func:`.lane_kernels.planes_differ`).
+  A plane equal to that, with no edit since, repeats with a period dividing ``LAG``: it is stable
+  forever, so it is censused now; when that happens depends only on the soup, not on the batch.
+  Ash whose period does not divide ``LAG`` is caught, as before, by the periodic populations test
+  every ``FORCED_CHECK`` generations;
 - only planes that need the host are unpacked: one with something in its guard band (a spaceship
   to remove, or a soup to re-centre or move to a wider tier), one to census, and one to start.
 
@@ -181,10 +184,7 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
             pops[slot] = int(np.count_nonzero(plane))
             tier.history[slot, tier.chunks % HISTORY] = pops[slot]
         if pops[slot] == 0:
-            search.record(soup, list(soup.escaped.elements()))
-            search.escaped += sum(soup.escaped.values())
-            search.generations += soup.gen
-            search.finished += 1
+            search.finish_empty(soup)
             tier.release(slot)
             continue
         if plane is None:

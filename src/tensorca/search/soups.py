@@ -240,6 +240,13 @@ class _Search:
         self.finished += 1
         return True
 
+    def finish_empty(self, soup: _Soup) -> None:
+        """Census a soup whose plane emptied: only the spaceships it sent away."""
+        self.record(soup, list(soup.escaped.elements()))
+        self.escaped += sum(soup.escaped.values())
+        self.generations += soup.gen
+        self.finished += 1
+
     def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
         """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide."""
         size = plane.shape[0]
@@ -406,10 +413,7 @@ class _Search:
                     continue
                 pops[b] = np.count_nonzero(cells[b])
             if pops[b] == 0:
-                self.record(soup, list(soup.escaped.elements()))
-                self.escaped += sum(soup.escaped.values())
-                self.generations += soup.gen
-                self.finished += 1
+                self.finish_empty(soup)
                 keep[b] = False
                 continue
             soup.pops.append(int(pops[b]))
