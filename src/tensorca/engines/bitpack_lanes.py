@@ -54,6 +54,14 @@ from numba import njit, prange
 '''
 
 #: Rows y0..y1-1 of a lane array, src -> dst, for a table circuit over the nine neighbour words.
+#: The rows and outputs ``_emit2`` (both kinds) reads and writes, as slices of the pass's span.
+_EMIT2_SLICES = """    ra = rows[i0, j0 - 1:j1 + 1]
+    rb = rows[i1, j0 - 1:j1 + 1]
+    rc = rows[i2, j0 - 1:j1 + 1]
+    rd = rows[i3, j0 - 1:j1 + 1]
+    o0 = out0[j0 + off:j1 + off]
+    o1 = out1[j0 + off:j1 + off]"""
+
 _TABLE_ROWS = '''
 
 #: The blocked driver's two rows a pass share no work here (see advance_tiled's choice).
@@ -93,12 +101,7 @@ def _emit2(rows, i0, i1, i2, i3, out0, out1, j0, j1, off):
     """out0[j + off], out1[j + off] for j0 <= j < j1: two output rows (centres: ring slots i1, i2)
     from four rows (slots i0..i3), one loop each (a table circuit shares nothing between rows, and
     two circuits in one loop run out of registers: measured slower)."""
-    ra = rows[i0, j0 - 1:j1 + 1]
-    rb = rows[i1, j0 - 1:j1 + 1]
-    rc = rows[i2, j0 - 1:j1 + 1]
-    rd = rows[i3, j0 - 1:j1 + 1]
-    o0 = out0[j0 + off:j1 + off]
-    o1 = out1[j0 + off:j1 + off]
+{slices}
     for i in range(j1 - j0):
         o0[i] = _rule9(ra[i], ra[i + 1], ra[i + 2], rb[i], rb[i + 1], rb[i + 2], rc[i], rc[i + 1], rc[i + 2])
     for i in range(j1 - j0):
@@ -179,54 +182,9 @@ def _emit2(rows, i0, i1, i2, i3, out0, out1, j0, j1, off):
     from four rows (slots i0..i3). The row sums are recomputed from the rows, not kept (a ring of
     sums per level costs more memory traffic than the operations it saves); the middle two rows'
     sum serves both outputs: 29.5 operations a word plus the rule, against 36 a row at a time."""
-    ra = rows[i0, j0 - 1:j1 + 1]
-    rb = rows[i1, j0 - 1:j1 + 1]
-    rc = rows[i2, j0 - 1:j1 + 1]
-    rd = rows[i3, j0 - 1:j1 + 1]
-    o0 = out0[j0 + off:j1 + off]
-    o1 = out1[j0 + off:j1 + off]
+{slices}
     for i in range(j1 - j0):
-        p = ra[i]
-        q = ra[i + 1]
-        r = ra[i + 2]
-        x = p ^ q
-        a0 = x ^ r
-        a1 = (p & q) | (x & r)
-        p = rb[i]
-        cb = rb[i + 1]
-        r = rb[i + 2]
-        x = p ^ cb
-        b0 = x ^ r
-        b1 = (p & cb) | (x & r)
-        p = rc[i]
-        cc = rc[i + 1]
-        r = rc[i + 2]
-        x = p ^ cc
-        e0 = x ^ r
-        e1 = (p & cc) | (x & r)
-        p = rd[i]
-        q = rd[i + 1]
-        r = rd[i + 2]
-        x = p ^ q
-        d0 = x ^ r
-        d1 = (p & q) | (x & r)
-        m0 = b0 ^ e0
-        k = b0 & e0
-        x = b1 ^ e1
-        m1 = x ^ k
-        m2 = (b1 & e1) | (x & k)
-        t0 = m0 ^ a0
-        k0 = m0 & a0
-        u = m1 ^ a1
-        t1 = u ^ k0
-        k1 = (m1 & a1) | (u & k0)
-        o0[i] = _rule_t(t0, t1, m2 ^ k1, m2 & k1, cb)
-        t0 = m0 ^ d0
-        k0 = m0 & d0
-        u = m1 ^ d1
-        t1 = u ^ k0
-        k1 = (m1 & d1) | (u & k0)
-        o1[i] = _rule_t(t0, t1, m2 ^ k1, m2 & k1, cc)
+{pair_body}
 '''
 
 #: Drivers shared by both kinds: batches of groups (one task per group, all generations), and
@@ -420,6 +378,22 @@ def step_blocked(src, dst, strip, chunk, k, wrap):
 #: Runs of at most this many word-updates stay on one thread (as bitpack_cpu.SERIAL_WORK).
 SERIAL_WORK = 1 << 20
 
+def _pair_body() -> str:
+    """The body of the count kernels' two-rows-a-pass loop (``_emit2``): the four rows' horizontal
+    3-sums, the middle two added once, then each output row's total and rule. Written out here so
+    the generated loop has no calls left for Numba to inline."""
+    lines = []
+    for row, centre, lo, hi in (("ra", "q", "a0", "a1"), ("rb", "cb", "b0", "b1"), ("rc", "cc", "e0", "e1"),
+                                ("rd", "q", "d0", "d1")):
+        lines += [f"p = {row}[i]", f"{centre} = {row}[i + 1]", f"r = {row}[i + 2]", f"x = p ^ {centre}",
+                  f"{lo} = x ^ r", f"{hi} = (p & {centre}) | (x & r)"]
+    lines += ["m0 = b0 ^ e0", "k = b0 & e0", "x = b1 ^ e1", "m1 = x ^ k", "m2 = (b1 & e1) | (x & k)"]
+    for outer, out, centre in (("a", "o0", "cb"), ("d", "o1", "cc")):
+        lines += [f"t0 = m0 ^ {outer}0", f"k0 = m0 & {outer}0", f"u = m1 ^ {outer}1", "t1 = u ^ k0",
+                  f"k1 = (m1 & {outer}1) | (u & k0)", f"{out}[i] = _rule_t(t0, t1, m2 ^ k1, m2 & k1, {centre})"]
+    return "\n".join(" " * 8 + line for line in lines)
+
+
 _ENGINE = "bitpack-lanes"
 
 
@@ -432,10 +406,12 @@ def lanes_module(table: bytes) -> ModuleType | None:
     if not may_specialise(_ENGINE, key):
         return None
     if is_count_circuit(circuit):
-        body = _COUNT_ROWS.format(result=circuit.result, total="\n".join(" " * 12 + line for line in TOTAL))
+        body = _COUNT_ROWS.format(result=circuit.result, total="\n".join(" " * 12 + line for line in TOTAL),
+                                  pair_body=_pair_body(), slices=_EMIT2_SLICES)
     else:
         counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
         body = _TABLE_ROWS.format(
+            slices=_EMIT2_SLICES,
             counts="\n".join("    " + line for line in PLANE_COUNTS) if counts else "",
             lines="\n".join("    " + line for line in circuit.lines),
             result=circuit.result,
@@ -501,6 +477,17 @@ _BYTE_LOW = np.uint64(0x0101010101010101)
 _BYTE_HIGH = np.uint64(0x8080808080808080)
 
 
+@njit(cache=True)
+def _pack_tile_row(grid: np.ndarray, row: np.ndarray, y: int, th: int, tw: int) -> None:
+    """Row ``y`` of every tile of ``grid`` into lane row ``row`` (ORed in, cell by cell: 1 is alive)."""
+    for ty in range(8):
+        src = grid[ty * th + y]
+        for tx in range(8):
+            bit = np.uint64(8 * ty + tx)
+            for x in range(tw):
+                row[x + 1] |= np.uint64(src[tx * tw + x] == 1) << bit
+
+
 @njit(cache=True, parallel=True)
 def pack_tiles(grid: np.ndarray, lanes: np.ndarray) -> None:
     """One ``(H, W)`` uint8 grid (``H``, ``W`` multiples of 8) -> ``lanes`` ``(H/8 + 2, W/8 + 2)``
@@ -509,13 +496,7 @@ def pack_tiles(grid: np.ndarray, lanes: np.ndarray) -> None:
     th = lanes.shape[0] - 2
     tw = lanes.shape[1] - 2
     for y in prange(th):
-        row = lanes[y + 1]
-        for ty in range(8):
-            src = grid[ty * th + y]
-            for tx in range(8):
-                bit = np.uint64(8 * ty + tx)
-                for x in range(tw):
-                    row[x + 1] |= np.uint64(src[tx * tw + x] == 1) << bit
+        _pack_tile_row(grid, lanes[y + 1], y, th, tw)
 
 
 @njit(cache=True, parallel=True)
@@ -633,12 +614,7 @@ def pack_tiles64(grid64: np.ndarray, grid: np.ndarray, lanes: np.ndarray) -> Non
             row[x + 7] = w7
         if seen & high:
             row[:] = 0
-            for ty in range(8):
-                src = grid[ty * th + y]
-                for tx in range(8):
-                    bit = np.uint64(8 * ty + tx)
-                    for x in range(tw):
-                        row[x + 1] |= np.uint64(src[tx * tw + x] == 1) << bit
+            _pack_tile_row(grid, row, y, th, tw)
 
 
 @njit(cache=True, parallel=True)
