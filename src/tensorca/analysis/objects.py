@@ -218,11 +218,10 @@ class _Groups:
         y0, x0 = coords.min(axis=0)
         grid = np.zeros(tuple(coords.max(axis=0) - (y0, x0) + 1), dtype=np.uint8)
         grid[coords[:, 0] - y0, coords[:, 1] - x0] = 1
-        labels, n = label_islands(grid, 1)
+        labels, _ = label_islands(grid, 1)
         component = labels[coords[:, 0] - y0, coords[:, 1] - x0]
-        first = np.zeros(n + 1, dtype=np.int64)
-        first[component[::-1]] = np.arange(len(coords))[::-1]
-        self.parent = first[component].tolist()
+        _, first = np.unique(component, return_index=True)  # labels 1..n, each one's first cell
+        self.parent = first[component - 1].tolist()
 
     def find(self, i: int) -> int:
         parent = self.parent
