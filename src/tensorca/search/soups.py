@@ -196,7 +196,7 @@ class _Search:
         self.stepper = Stepper(rule)
         self.splitter: Splitter = splitter_for(self.stepper)
         self.band_splitter: Splitter = splitter_for(self.stepper, BAND_MAX_PERIOD)
-        # bitpack-cpu with a 3x3 two-state rule: the first tier stays in lanes (lane_tier)
+        # bitpack-cpu with a 3x3 two-state rule: tiers up to LANE_MAX_PLANE stay in lanes (lane_tier)
         self.lane_module = lane_module_for(rule) if engine.name == "bitpack-cpu" else None
         self.reach = self.stepper.reach
         self.counts: Counter = Counter()
