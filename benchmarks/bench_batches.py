@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
+from bench_bitpack import best_of  # noqa: E402  (the benchmarks folder is the script's)
 
 import tensorca
 from tensorca.engines import bitpack_lanes, get_engine
@@ -22,15 +22,6 @@ from tensorca.engines.bitpack_circuit import rule_table
 from tensorca.rules import parse_rule
 
 WORKLOADS = [(1, 4096), (4096, 64), (256, 64), (16384, 16), (1024, 128)]
-
-
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        began = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def main() -> int:

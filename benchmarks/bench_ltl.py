@@ -31,6 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from bench_bitpack import best_of  # noqa: E402  (the benchmarks folder is the script's)
+
 import tensorca  # noqa: E402
 from tensorca.crop import crop  # noqa: E402
 from tensorca.engines import get_engine  # noqa: E402
@@ -85,15 +87,6 @@ def bgolly_run(bgolly: str, cells: np.ndarray, rule: str, gens: int) -> tuple[fl
         # a soup that dies at once costs bgolly no more than reading it: no rate to speak of
         rate = h * w * gens / (tg - t0) if tg - t0 > NOISE_S else float("inf")
         return rate, crop(tensorca.load(final).cells)[0]
-
-
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def torch_advance(cells: np.ndarray, rule, topology: Topology, gens: int):

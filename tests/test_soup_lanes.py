@@ -137,9 +137,21 @@ def test_lanes_give_each_soup_the_census_of_the_generic_search(monkeypatch, rule
     assert sum(sum(c.values()) for c in lanes.values()) > 5 * len(grids)
 
 
-def test_the_lane_tier_is_used_for_3x3_rules_on_bitpack_cpu():
+def test_the_lane_tier_is_used_for_3x3_rules_on_bitpack_cpu(monkeypatch):
     assert lane_tier.lane_module_for(parse_rule("B3/S23")) is not None
     assert lane_tier.lane_module_for(parse_rule("R2,C2,M1,S2..5,B3..4,NM")) is None
+    chunks = []
+
+    def counted(search, tier):
+        chunks.append(tier.size)
+        return lane_tier.run_lane_tier(search, tier)
+
+    monkeypatch.setattr(soups, "run_lane_tier", counted)
+    soups.soup_search(3, "B3/S23", seed=4, backend="bitpack-cpu")
+    assert chunks and set(chunks) <= {128, 256}
+    chunks.clear()
+    soups.soup_search(3, "B3/S23", seed=4, backend="numpy")
+    assert chunks == []  # other engines keep the generic path
 
 
 @pytest.mark.parametrize("behind", [soups.ESCAPE_GAP, soups.ESCAPE_GAP + 1])

@@ -77,6 +77,43 @@ PLANE_COUNTS = (
 ) + TOTAL
 
 
+#: The start of every generated bit-packed CPU module: imports and the word constants.
+MODULE_PRELUDE = '''import numpy as np
+from numba import njit, prange
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U63 = np.uint64(63)
+'''
+
+#: ``_we``: the (west-shifted, word, east-shifted) planes of one word of a packed row, with the
+#: carries at the row ends (wrapped on a torus, dead on a plane): the row kernels of bitpack-cpu
+#: and of its Generations variant.
+WE_SOURCE = '''def _we(g, gb, gy, k, wp, wrap, rs):
+    """(west-shifted, word, east-shifted) of word k of row (gb, gy) of g, carries at the row ends."""
+    m = g[gb, gy, k]
+    if k > 0:
+        cw = g[gb, gy, k - 1] >> U63
+    elif wrap:
+        cw = (g[gb, gy, wp - 1] >> rs) & U1
+    else:
+        cw = U0
+    if k < wp - 1:
+        ce = g[gb, gy, k + 1] << U63
+    elif wrap:
+        ce = (g[gb, gy, 0] & U1) << rs
+    else:
+        ce = U0
+    return (m << U1) | cw, m, (m >> U1) | ce
+'''
+
+
+def we_source(inline: bool) -> str:
+    """:data:`WE_SOURCE` as a Numba function, inlined into its callers or not."""
+    decorator = '@njit(cache=True, inline="always")' if inline else "@njit(cache=True)"
+    return decorator + "\n" + WE_SOURCE
+
+
 def truth_table(birth: frozenset[int], survival: frozenset[int]) -> tuple[set[int], set[int]]:
     """``(ones, dont_cares)`` over the 32 input combinations, index = t0 + 2 t1 + 4 t2 + 8 t3 + 16 c.
 

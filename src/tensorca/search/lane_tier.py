@@ -190,8 +190,7 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
         if plane is None:
             plane = tier.plane(slot)
         if soup.gen >= search.max_gens:
-            search.finish(soup, plane, stable_only=False)
-            search.unstable += 1
+            search.finish_unstable(soup, plane)
             tier.release(slot)
             continue
         stable = bool(same[slot]) and not band[slot]

@@ -240,6 +240,12 @@ class _Search:
         self.finished += 1
         return True
 
+    def finish_unstable(self, soup: _Soup, cells: np.ndarray) -> None:
+        """Census a soup as it stands (not stable by ``max_gens``, or too wide for the largest plane):
+        parts that are no still life, oscillator or spaceship count as ``zz_UNRESOLVED``."""
+        self.finish(soup, cells, stable_only=False)
+        self.unstable += 1
+
     def finish_empty(self, soup: _Soup) -> None:
         """Census a soup whose plane emptied: only the spaceships it sent away."""
         self.record(soup, list(soup.escaped.elements()))
@@ -352,8 +358,7 @@ class _Search:
                     bigger = tiers.get(tier_size * 2)
                     self.promoted += 1
                     if bigger is None:  # too wide even for the largest plane: census as it is
-                        self.finish(soup, content, stable_only=False)
-                        self.unstable += 1
+                        self.finish_unstable(soup, content)
                     else:
                         bigger.pending.append((soup, content))
             if not busy and exhausted and not any(t.pending for t in tiers.values()):
@@ -418,8 +423,7 @@ class _Search:
                 continue
             soup.pops.append(int(pops[b]))
             if soup.gen >= self.max_gens:
-                self.finish(soup, cells[b], stable_only=False)
-                self.unstable += 1
+                self.finish_unstable(soup, cells[b])
                 keep[b] = False
                 continue
             if self.settled(soup, cells[b]):
