@@ -558,7 +558,7 @@ def use_columns(height: int, wp: int) -> bool:
 def advance_packed(words: np.ndarray, width: int, rule: Rule, torus: bool, generations: int) -> np.ndarray:
     """Advance packed ``(B, H, ceil(W/64))`` ``uint64`` grids; returns a new array (input untouched)."""
     module, lut = table_kernels_for(rule_table(rule))
-    n, height, wp = words.shape
+    _, height, wp = words.shape
     valid = width - (wp - 1) * 64
     rs = np.uint64(valid - 1)
     mask = np.uint64(last_word_mask(width, 64))
@@ -567,12 +567,22 @@ def advance_packed(words: np.ndarray, width: int, rule: Rule, torus: bool, gener
     if hasattr(module, "col_bands") and use_columns(height, wp):  # every module but the generic table one
         return _advance_columns(module, lut, words, torus, rs, mask, generations)
     src = np.array(words, dtype=np.uint64, order="C", copy=True)
+    return run_row_kernels(module, lut, src, torus, rs, mask, generations)
+
+
+def run_row_kernels(module: ModuleType, lut: np.ndarray, src: np.ndarray, torus: bool, rs: np.uint64,
+                    mask: np.uint64, generations: int) -> np.ndarray:
+    """``generations`` (> 0) of ``src`` ``(B, H, row words)`` uint64 (overwritten) through the row
+    drivers of a generated module (:data:`_DRIVERS`: B/S, table and Generations kernels alike):
+    one thread for small jobs, one parallel region for cache-resident grids, else strips of rows
+    with a barrier per generation. Returns the array holding the result."""
+    n, height, row_words = src.shape
     dst = np.empty_like(src)
     threads = numba.get_num_threads()
-    if threads == 1 or n * height * wp * generations <= SERIAL_WORK:
+    if threads == 1 or n * height * row_words * generations <= SERIAL_WORK:
         module.run_whole_serial(src, dst, torus, rs, mask, generations, lut)
         return dst if generations % 2 else src
-    if height * wp <= SMALL_GRID_WORDS:  # cache-resident grids: no barrier between generations
+    if height * row_words <= SMALL_GRID_WORDS:  # cache-resident grids: no barrier between generations
         module.run_whole(src, dst, torus, rs, mask, generations, lut)
         return dst if generations % 2 else src
     strip = max(16, -(-height // (4 * threads)) if n < threads else height)

@@ -38,7 +38,6 @@ from types import ModuleType
 
 import numpy as np
 
-from ..cpu_load import numba_threads_capped
 from ..errors import EngineError, GridError
 from ..rules.stepspec import StepSpec
 from ..topology import Topology
@@ -393,32 +392,16 @@ def kernels_for(spec: StepSpec) -> tuple[ModuleType, np.ndarray]:
 
 def advance_packed(words: np.ndarray, width: int, spec: StepSpec, torus: bool, generations: int) -> np.ndarray:
     """Advance packed ``(B, H, (1 + k) * wp)`` planes (:func:`pack_states`); returns a new array."""
-    import numba
-
-    from .bitpack_cpu import SERIAL_WORK, SMALL_GRID_WORDS
+    from .bitpack_cpu import run_row_kernels
 
     module, lut = kernels_for(spec)
-    n, height, row_words = words.shape
     wp = n_words(width, 64)
     rs = np.uint64(width - (wp - 1) * 64 - 1)
     mask = np.uint64(last_word_mask(width, 64))
     src = np.array(words, dtype=np.uint64, order="C", copy=True)
     if generations == 0:
         return src
-    dst = np.empty_like(src)
-    threads = numba.get_num_threads()
-    if threads == 1 or n * height * row_words * generations <= SERIAL_WORK:
-        module.run_whole_serial(src, dst, torus, rs, mask, generations, lut)
-        return dst if generations % 2 else src
-    if height * row_words <= SMALL_GRID_WORDS:  # cache-resident grids: no barrier between generations
-        module.run_whole(src, dst, torus, rs, mask, generations, lut)
-        return dst if generations % 2 else src
-    strip = max(16, -(-height // (4 * threads)) if n < threads else height)
-    with numba_threads_capped(numba):  # a barrier per generation stalls on cores others hold
-        for _ in range(generations):
-            module.step_strips(src, dst, torus, rs, mask, strip, lut)
-            src, dst = dst, src
-    return src
+    return run_row_kernels(module, lut, src, torus, rs, mask, generations)
 
 
 def advance_states(cells: np.ndarray, spec: StepSpec, topology: Topology, generations: int) -> np.ndarray:
