@@ -10,11 +10,19 @@ import numpy as np
 import pytest
 
 from tensorca.analysis import census
-from tensorca.analysis.labels import label_islands, nearest_group
+from tensorca.analysis.labels import (
+    close_pairs,
+    island_crops,
+    label_islands,
+    live_positions,
+    nearest_group,
+    table_period,
+)
 from tensorca.engines import get_engine
 from tensorca.engines.bitpack_lanes import pack_lanes
 from tensorca.rules import parse_rule
 from tensorca.search import lane_tier, soups
+from tensorca.search.band_kernels import band_islands, blocking_islands
 from tensorca.search.lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups
 from tensorca.topology import Topology
 
@@ -93,6 +101,90 @@ def test_label_islands_matches_brute_force(link):
     assert firsts == sorted(firsts)  # numbered in raster order of their first cells
 
 
+@pytest.mark.parametrize("shape", [(23, 31), (64, 64), (5, 3)])
+def test_island_crops_and_live_positions_match_brute_force(shape):
+    rng = np.random.default_rng(shape[0])
+    cells = (rng.random(shape) < 0.1).astype(np.uint8) * rng.integers(1, 4, size=shape).astype(np.uint8)
+    assert live_positions(cells).tolist() == np.flatnonzero(cells).tolist()
+    assert live_positions(cells[:, 1:]).tolist() == np.flatnonzero(cells[:, 1:]).tolist()  # not contiguous
+    labels, n = label_islands(cells, 1)
+    buffer, boxes = island_crops(cells)
+    assert len(boxes) == n
+    offset = 0
+    for k, (top, left, h, w) in enumerate(boxes.tolist(), start=1):
+        mine = labels == k
+        ys, xs = np.nonzero(mine)
+        assert (top, left, h, w) == (ys.min(), xs.min(), ys.max() - ys.min() + 1, xs.max() - xs.min() + 1)
+        expected = np.where(mine, cells, 0)[top : top + h, left : left + w]  # its own cells, states kept
+        assert np.array_equal(buffer[offset : offset + h * w].reshape(h, w), expected)
+        offset += h * w
+    assert offset == len(buffer)
+
+
+def test_close_pairs_match_brute_force():
+    rng = np.random.default_rng(5)
+    corners = rng.integers(0, 40, size=(30, 2))
+    sizes = rng.integers(1, 6, size=(30, 2))
+    boxes = np.concatenate([corners, corners + sizes], axis=1).astype(np.int64)
+    usable = rng.random(30) < 0.8
+    for near in (0, 2, 4):
+        expected = [(i, j) for i in range(30) for j in range(i + 1, 30) if usable[i] and usable[j]
+                    and boxes[i, 0] - near < boxes[j, 2] and boxes[j, 0] - near < boxes[i, 2]
+                    and boxes[i, 1] - near < boxes[j, 3] and boxes[j, 1] - near < boxes[i, 3]]
+        assert [tuple(p) for p in close_pairs(boxes, usable, near).tolist()] == expected
+
+
+@pytest.mark.parametrize("rule", ["B3/S23", "B36/S23", "B2-a/S12"])
+def test_table_period_equals_stepping(rule):
+    from tensorca.analysis.evolve import Stepper
+    from tensorca.crop import crop
+
+    stepper = Stepper(parse_rule(rule))
+    rng = np.random.default_rng(7)
+    shapes = [np.array([[1, 1], [1, 1]]), np.array([[1, 1, 1]]), np.array([[0, 1, 0], [0, 0, 1], [1, 1, 1]])]
+    shapes += [crop((rng.random((6, 6)) < 0.4).astype(np.uint8))[0] for _ in range(40)]
+    for cells in shapes:
+        cells = np.asarray(cells, dtype=np.uint8)
+        if cells.size == 0:
+            continue
+        expected, state = (0, (0, 0)), (cells, (0, 0))
+        for gen in range(1, 41):
+            state = stepper.step(state)
+            if state[0].size == 0:
+                break
+            if state[0].shape == cells.shape and np.array_equal(state[0], cells):
+                expected = (gen, state[1])
+                break
+        period, dx, dy = table_period(np.ascontiguousarray(cells), stepper._table, 40)
+        assert (period, (dx, dy)) == expected
+
+
+def test_band_islands_and_blockers_match_brute_force():
+    rng = np.random.default_rng(11)
+    plane = (rng.random((48, 48)) < 0.05).astype(np.uint8)
+    labels, boxes, counts, in_band, positions = band_islands(plane, 6)
+    assert np.array_equal(labels, label_islands(plane, 1)[0]) and positions.tolist() == np.flatnonzero(plane).tolist()
+    band = np.ones_like(plane, dtype=bool)
+    band[6:-6, 6:-6] = False
+    order = []
+    for y, x in np.argwhere(plane.astype(bool) & band):  # raster order of each island's first band cell
+        if labels[y, x] not in order:
+            order.append(int(labels[y, x]))
+    assert in_band.tolist() == order
+    for k in range(1, len(boxes) + 1):
+        ys, xs = np.nonzero(labels == k)
+        assert boxes[k - 1].tolist() == [ys.min(), xs.min(), ys.max(), xs.max()] and counts[k - 1] == len(ys)
+    alive = np.ones(len(boxes) + 1, dtype=np.bool_)
+    alive[0] = alive[2] = False
+    box = np.array([20, 20, 24, 24], dtype=np.int64)
+    for dx, dy in [(-1, -1), (2, 0), (0, 1)]:
+        expected = sorted({int(labels[y, x]) for y, x in np.argwhere(plane.astype(bool))
+                           if labels[y, x] not in (1, 2)
+                           and not ((dx < 0 and x > 24 + 3) or (dx > 0 and x < 20 - 3)
+                                    or (dy < 0 and y > 24 + 3) or (dy > 0 and y < 20 - 3))})
+        assert blocking_islands(labels, positions, alive, 1, dx, dy, box, 3).tolist() == expected
+
+
 def test_nearest_group_is_the_lowest_ranked_at_the_least_distance():
     rng = np.random.default_rng(3)
     for _ in range(20):
@@ -158,11 +250,27 @@ def test_the_lane_tier_is_used_for_3x3_rules_on_bitpack_cpu(monkeypatch):
 def test_a_glider_leaves_only_with_everything_else_escape_gap_behind(behind):
     """A glider heading up-left through the top band, a block ``behind`` cells to its right: the
     block blocks the escape unless it lies more than ESCAPE_GAP cells behind."""
-    gy, gx = np.array([2, 3, 3, 4, 4]), np.array([40, 40, 41, 40, 42])  # cells of a (-1, -1) glider
-    ys, xs = np.array([3, 3]), np.array([42 + behind, 43 + behind])
-    blocking = soups._blocking((-1, -1), gy, gx, ys, xs, 128, 10, 1)
-    assert blocking.tolist() == ([True, False] if behind == soups.ESCAPE_GAP else [False, False])
-    assert soups._blocking((1, 1), gy, gx, ys, xs, 128, 10, 1) is None  # heading in: no escape
+    search = soups._Search(parse_rule("B3/S23"), get_engine("numpy"), "cpu", 1, 1000)
+    plane = np.zeros((128, 128), dtype=np.uint8)
+    plane[[2, 2, 3, 3, 4], [40, 41, 40, 42, 40]] = 1  # a glider moving (-1, -1)
+    plane[3:5, 42 + behind : 44 + behind] = 1  # a block `behind` columns right of the glider's last
+    soup = soups._Soup(0)
+    assert search.clear_band(soup, plane, 10)
+    leaves = behind > soups.ESCAPE_GAP
+    assert dict(soup.escaped) == ({"xq4_153": 1} if leaves else {})
+    assert int(plane.sum()) == (4 if leaves else 9)
+    # what stays is re-centred out of the band
+    ys, xs = np.nonzero(plane)
+    assert ys.min() >= 10 and xs.min() >= 10 and ys.max() < 118 and xs.max() < 118
+
+
+def test_a_glider_heading_inwards_stays():
+    search = soups._Search(parse_rule("B3/S23"), get_engine("numpy"), "cpu", 1, 1000)
+    plane = np.zeros((128, 128), dtype=np.uint8)
+    plane[[2, 3, 4, 4, 4], [41, 42, 40, 41, 42]] = 1  # a glider moving (1, 1), into the plane
+    soup = soups._Soup(0)
+    assert search.clear_band(soup, plane, 10)
+    assert not soup.escaped and int(plane.sum()) == 5
 
 
 def test_the_census_of_a_soup_that_throws_gliders_is_its_own():
@@ -193,6 +301,22 @@ def test_the_small_stepper_equals_the_numpy_table_step(rule):
         got = stepper.step((cells, origin))
         expected = crop(stepper._step_table(cells), (origin[0] - 1, origin[1] - 1))
         assert got[1] == expected[1] and np.array_equal(got[0], expected[0])
+
+
+def test_the_island_fast_path_splits_as_the_general_one():
+    from tensorca.analysis.census import splitter_for
+
+    splitter = splitter_for(parse_rule("B3/S23"))
+    rng = np.random.default_rng(2)
+    engine, rule = get_engine("numpy"), parse_rule("B3/S23")
+    for k in range(12):
+        plane = np.zeros((1, 96, 96), dtype=np.uint8)
+        plane[0, 40:56, 40:56] = rng.random((16, 16)) < 0.5
+        ash = engine.advance(plane, rule, Topology.plane(96, 96), 300 + 40 * k)[0]
+        fast = splitter.split((ash, (3, -7)))
+        slow = splitter._split_groups((ash, (3, -7)))
+        assert [(f.apgcode, f.origin, f.cells.tobytes()) for f in fast] == \
+            [(f.apgcode, f.origin, f.cells.tobytes()) for f in slow]
 
 
 def test_splitting_does_not_depend_on_where_the_ash_lies():

@@ -8,33 +8,71 @@ from numba import njit
 
 
 @njit(cache=True)
+def live_positions(cells: np.ndarray) -> np.ndarray:
+    """Flat raster positions ``y * W + x`` (int64) of the non-zero cells of ``cells`` ``(H, W)``
+    uint8, read eight cells at a time (soup planes are mostly empty)."""
+    flat = np.ascontiguousarray(cells).reshape(-1)
+    words = flat[: flat.size // 8 * 8].view(np.uint64)
+    count = 0
+    for i in range(words.size):
+        if words[i] != 0:
+            for j in range(8 * i, 8 * i + 8):
+                count += flat[j] != 0
+    for j in range(words.size * 8, flat.size):
+        count += flat[j] != 0
+    out = np.empty(count, dtype=np.int64)
+    k = 0
+    for i in range(words.size):
+        if words[i] != 0:
+            for j in range(8 * i, 8 * i + 8):
+                if flat[j] != 0:
+                    out[k] = j
+                    k += 1
+    for j in range(words.size * 8, flat.size):
+        if flat[j] != 0:
+            out[k] = j
+            k += 1
+    return out
+
+
+@njit(cache=True)
+def label_live(cells: np.ndarray, link: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """:func:`label_islands` that also returns the live cells' flat positions (raster order):
+    ``(labels, n, positions)``; the work is proportional to the live cells, not the area."""
+    h, w = cells.shape
+    positions = live_positions(cells)
+    labels = np.zeros((h, w), dtype=np.int32)
+    stack = np.empty(positions.size, dtype=np.int64)  # a cell is pushed once, when it is labelled
+    n = 0
+    for p in positions:
+        y0 = p // w
+        x0 = p % w
+        if labels[y0, x0] != 0:
+            continue
+        n += 1
+        labels[y0, x0] = n
+        top = 0
+        stack[top] = p
+        top += 1
+        while top > 0:
+            top -= 1
+            y = stack[top] // w
+            x = stack[top] % w
+            for yy in range(max(0, y - link), min(h, y + link + 1)):
+                for xx in range(max(0, x - link), min(w, x + link + 1)):
+                    if cells[yy, xx] != 0 and labels[yy, xx] == 0:
+                        labels[yy, xx] = n
+                        stack[top] = yy * w + xx
+                        top += 1
+    return labels, n, positions
+
+
+@njit(cache=True)
 def label_islands(cells: np.ndarray, link: int) -> tuple[np.ndarray, int]:
     """Islands of the live cells of ``cells`` ``(H, W)`` uint8: live cells chained by Chebyshev steps
     of at most ``link``. Returns ``(labels, n)``: ``labels`` ``(H, W)`` int32, 0 for dead cells and
     ``1..n`` numbered in raster order of each island's first cell."""
-    h, w = cells.shape
-    labels = np.zeros((h, w), dtype=np.int32)
-    stack = np.empty(h * w, dtype=np.int64)
-    n = 0
-    for y0 in range(h):
-        for x0 in range(w):
-            if cells[y0, x0] == 0 or labels[y0, x0] != 0:
-                continue
-            n += 1
-            labels[y0, x0] = n
-            top = 0
-            stack[top] = y0 * w + x0
-            top += 1
-            while top > 0:
-                top -= 1
-                y = stack[top] // w
-                x = stack[top] % w
-                for yy in range(max(0, y - link), min(h, y + link + 1)):
-                    for xx in range(max(0, x - link), min(w, x + link + 1)):
-                        if cells[yy, xx] != 0 and labels[yy, xx] == 0:
-                            labels[yy, xx] = n
-                            stack[top] = yy * w + xx
-                            top += 1
+    labels, n, _ = label_live(cells, link)
     return labels, n
 
 
@@ -103,6 +141,26 @@ def table_step_cropped(cells: np.ndarray, table: np.ndarray) -> tuple[np.ndarray
 
 
 @njit(cache=True)
+def table_period(cells: np.ndarray, table: np.ndarray, max_period: int) -> tuple[int, int, int]:
+    """The first generation ``1..max_period`` at which ``cells`` ``(H, W)`` uint8 (cropped, two
+    states) recurs under the 3x3 ``table`` (as :func:`table_step_cropped`), up to a shift.
+
+    Returns ``(period, dx, dy)``, the shift of the cropped box; ``(0, 0, 0)`` when the pattern dies
+    or does not recur within ``max_period`` generations."""
+    state = cells
+    x, y = 0, 0
+    for gen in range(1, max_period + 1):
+        state, y0, x0 = table_step_cropped(state, table)
+        if state.shape[0] == 0:
+            return 0, 0, 0
+        x += x0 - 1
+        y += y0 - 1
+        if state.shape[0] == cells.shape[0] and state.shape[1] == cells.shape[1] and np.array_equal(state, cells):
+            return gen, x, y
+    return 0, 0, 0
+
+
+@njit(cache=True)
 def live_cells(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(ys, xs)`` int64 of the non-zero cells of ``cells`` ``(H, W)`` uint8 in raster order (as
     ``np.nonzero``, several times faster on sparse planes)."""
@@ -158,4 +216,78 @@ def group_crops(coords: np.ndarray, values: np.ndarray, ranks: np.ndarray, n: in
     return buffer, boxes
 
 
-__all__ = ["group_crops", "label_islands", "live_cells", "nearest_group", "table_step_cropped"]
+@njit(cache=True)
+def island_boxes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """The 8-connected islands of ``cells`` ``(H, W)`` uint8 and their boxes.
+
+    Returns ``(labels, boxes, n, positions)``: ``labels`` as :func:`label_islands` with ``link=1``
+    (raster order of each island's first cell), ``boxes`` ``(n, 4)`` int64 rows ``(top, left,
+    bottom, right)``, inclusive, and the live cells' flat positions as :func:`live_positions`."""
+    labels, n, positions = label_live(cells, 1)
+    h, w = cells.shape
+    boxes = np.empty((n, 4), dtype=np.int64)
+    for i in range(n):
+        boxes[i, 0] = h
+        boxes[i, 1] = w
+        boxes[i, 2] = -1
+        boxes[i, 3] = -1
+    for p in positions:
+        y = p // w
+        x = p % w
+        g = labels[y, x] - 1
+        boxes[g, 0] = min(boxes[g, 0], y)
+        boxes[g, 1] = min(boxes[g, 1], x)
+        boxes[g, 2] = max(boxes[g, 2], y)
+        boxes[g, 3] = max(boxes[g, 3], x)
+    return labels, boxes, n, positions
+
+
+@njit(cache=True)
+def island_crops(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each 8-connected island of ``cells`` ``(H, W)`` uint8 cut to its bounding box (its own
+    cells only, states kept), islands in raster order of their first cell: ``(buffer, boxes)``
+    as :func:`group_crops` returns them (``boxes`` rows ``(top, left, height, width)``)."""
+    labels, corners, n, positions = island_boxes(cells)
+    boxes = np.empty((n, 4), dtype=np.int64)
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    for i in range(n):
+        boxes[i, 0] = corners[i, 0]
+        boxes[i, 1] = corners[i, 1]
+        boxes[i, 2] = corners[i, 2] - corners[i, 0] + 1
+        boxes[i, 3] = corners[i, 3] - corners[i, 1] + 1
+        offsets[i + 1] = offsets[i] + boxes[i, 2] * boxes[i, 3]
+    buffer = np.zeros(offsets[n], dtype=np.uint8)
+    w = cells.shape[1]
+    for p in positions:
+        y = p // w
+        x = p % w
+        g = labels[y, x] - 1
+        buffer[offsets[g] + (y - boxes[g, 0]) * boxes[g, 3] + x - boxes[g, 1]] = cells[y, x]
+    return buffer, boxes
+
+
+@njit(cache=True)
+def close_pairs(boxes: np.ndarray, usable: np.ndarray, near: int) -> np.ndarray:
+    """Pairs ``(i, j)``, ``i < j`` in row-major order, of boxes that come within ``near`` cells.
+
+    ``boxes`` ``(n, 4)`` int64 rows ``(x0, y0, x1, y1)`` with exclusive ends; ``usable`` ``(n,)``
+    bool: boxes that may pair at all. Returns ``(m, 2)`` int64."""
+    n = boxes.shape[0]
+    out = np.empty((max(1, n * (n - 1) // 2), 2), dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if not usable[i]:
+            continue
+        for j in range(i + 1, n):
+            if (usable[j] and boxes[i, 0] - near < boxes[j, 2] and boxes[j, 0] - near < boxes[i, 2]
+                    and boxes[i, 1] - near < boxes[j, 3] and boxes[j, 1] - near < boxes[i, 3]):
+                out[m, 0] = i
+                out[m, 1] = j
+                m += 1
+    return out[:m]
+
+
+__all__ = ["close_pairs", "group_crops", "island_boxes", "island_crops", "label_islands", "label_live", "live_cells",
+           "live_positions", "nearest_group", "table_period",
+           "table_step_cropped"]

@@ -29,7 +29,7 @@ import numpy as np
 from ..crop import crop
 from .apgcode import apgcode
 from .evolve import State, Stepper, same
-from .labels import group_crops, label_islands, nearest_group
+from .labels import close_pairs, group_crops, island_crops, label_islands, nearest_group
 
 #: Longest period looked for when deciding whether a group is self-sufficient.
 MAX_PERIOD = 128
@@ -37,6 +37,8 @@ MAX_PERIOD = 128
 MERGE_DISTANCE = 8
 #: Code for a group that is no still life, oscillator or spaceship within ``MAX_PERIOD``.
 UNRESOLVED = "zz_UNRESOLVED"
+#: Pairs of groups remembered as interacting or not (by cells and offset) before the memo starts over.
+PAIR_CACHE = 200_000
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class Splitter:
         self.max_period = max_period
         self._behaviour: dict[tuple, Behaviour | None] = {}
         self._interacts: dict[tuple, bool] = {}
+        self._pairs: dict[tuple, bool] = {}
 
     # -- behaviour of one group in isolation ---------------------------------------------
     def behaviour(self, cells: np.ndarray) -> Behaviour | None:
@@ -111,6 +114,10 @@ class Splitter:
         if key in self._behaviour:
             return self._behaviour[key]
         result = None
+        found = self.stepper.period(cells, self.max_period)
+        if found is not None and found[0] == 0:  # dies or does not recur: most misses of a big search
+            self._behaviour[key] = None
+            return None
         start: State = (cells, (0, 0))
         phases = [((0, 0), cells)]
         state = start
@@ -151,6 +158,20 @@ class Splitter:
     def split(self, state: State) -> list[Found]:
         """The objects of a cropped ``(cells, origin)`` state, each named by its apgcode."""
         cells, (ox, oy) = state
+        if not cells.any():
+            return []
+        # Most ash is islands that are objects on their own (every island self-sufficient, no two
+        # interacting): then the answer is the islands, found in one pass with no union-find.
+        buffer, boxes = island_crops(np.ascontiguousarray(cells, dtype=np.uint8))
+        states = _cut(buffer, boxes, ox, oy)
+        info = [self.behaviour(s[0]) for s in states]
+        if len(states) == 1 or (all(b is not None for b in info) and not self._interacting_pairs(states, info)):
+            return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
+        return self._split_groups(state)
+
+    def _split_groups(self, state: State) -> list[Found]:
+        """:meth:`split` by union-find over groups, merging until nothing merges (the general case)."""
+        cells, (ox, oy) = state
         ys, xs = np.nonzero(cells)
         if ys.size == 0:
             return []
@@ -183,27 +204,57 @@ class Splitter:
                 merged |= cells_of.union(int(m[0]), int(members[k][0]))
         return merged
 
+    def _close_pairs(self, states: list[State], info: list) -> list[tuple[int, int]]:
+        """Pairs ``(i, j)``, ``i < j`` in row-major order, of resolved groups whose envelopes' boxes
+        come within ``2 * reach`` cells (no other pair can share a neighbour)."""
+        boxes = np.array([_envelope_box(s, b) for s, b in zip(states, info, strict=True)],
+                         dtype=np.int64).reshape(-1, 4)
+        resolved = np.array([b is not None for b in info], dtype=np.bool_)
+        return close_pairs(boxes, resolved, 2 * self.stepper.reach).tolist()
+
+    def _pair_interacts(self, a: State, ba: Behaviour, b: State, bb: Behaviour) -> bool:
+        """True when the envelopes of two self-sufficient groups come within ``2 * reach`` cells and
+        the groups interact; cached by both groups' cells and their offset."""
+        offset = (b[1][0] - a[1][0], b[1][1] - a[1][1])
+        key = (a[0].shape, a[0].tobytes(), b[0].shape, b[0].tobytes(), offset)
+        found = self._pairs.get(key)
+        if found is None:
+            found = _close(ba.envelope(a[1]), bb.envelope(b[1]), 2 * self.stepper.reach) and self.interact(a, ba, b, bb)
+            if len(self._pairs) >= PAIR_CACHE:  # a long search meets ever new pairs: keep memory bounded
+                self._pairs.clear()
+            self._pairs[key] = found
+        return found
+
+    def _interacting_pairs(self, states: list[State], info: list) -> bool:
+        """True when some two self-sufficient groups interact."""
+        return any(self._pair_interacts(states[i], info[i], states[j], info[j])
+                   for i, j in self._close_pairs(states, info))
+
     def _merge_interacting(self, cells_of: _Groups, members: list[np.ndarray], states: list[State],
                            info: list) -> bool:
         """Join self-sufficient groups whose envelopes come close and that interact; True if any joined."""
         merged = False
-        envelopes = [b.envelope(s[1]) if b else s for s, b in zip(states, info, strict=True)]
-        boxes = np.array([(e[1][0], e[1][1], e[1][0] + e[0].shape[1], e[1][1] + e[0].shape[0]) for e in envelopes],
-                         dtype=np.int64).reshape(-1, 4)
-        near = 2 * self.stepper.reach
-        x0, y0, x1, y1 = (boxes[:, k] for k in range(4))
-        # pairs whose envelopes' boxes come within `near` (others cannot share a neighbour), both resolved
-        close = ((x0[:, None] - near < x1[None, :]) & (x0[None, :] - near < x1[:, None])
-                 & (y0[:, None] - near < y1[None, :]) & (y0[None, :] - near < y1[:, None]))
-        resolved = np.array([b is not None for b in info])
-        close &= resolved[:, None] & resolved[None, :]
-        for i, j in zip(*np.nonzero(np.triu(close, 1)), strict=True):  # in (i, j) order, as nested loops
-            i, j = int(i), int(j)
-            if not _close(envelopes[i], envelopes[j], near):
-                continue
-            if self.interact(states[i], info[i], states[j], info[j]):
+        for i, j in self._close_pairs(states, info):  # in (i, j) order, as nested loops
+            if self._pair_interacts(states[i], info[i], states[j], info[j]):
                 merged |= cells_of.union(int(members[i][0]), int(members[j][0]))
         return merged
+
+
+def _envelope_box(state: State, behaviour: Behaviour | None) -> tuple[int, int, int, int]:
+    """``(x0, y0, x1, y1)``, exclusive ends, of the group's envelope (its cells when unresolved)."""
+    cells, (x, y) = behaviour.envelope(state[1]) if behaviour else state
+    return x, y, x + cells.shape[1], y + cells.shape[0]
+
+
+def _cut(buffer: np.ndarray, boxes: np.ndarray, ox: int, oy: int) -> list[State]:
+    """The ``(cells, origin)`` states of :func:`.labels.group_crops`-style ``(buffer, boxes)``, whose
+    boxes are relative to ``(ox, oy)``."""
+    out = []
+    offset = 0
+    for top, left, h, w in boxes.tolist():
+        out.append((buffer[offset : offset + h * w].reshape(h, w), (left + ox, top + oy)))
+        offset += h * w
+    return out
 
 
 class _Groups:
@@ -256,12 +307,7 @@ class _Groups:
         for i, m in enumerate(members):
             ranks[m] = i
         buffer, boxes = group_crops(self.coords, self.values, ranks, len(members))
-        out = []
-        offset = 0
-        for top, left, h, w in boxes.tolist():
-            out.append((buffer[offset : offset + h * w].reshape(h, w), (left, top)))
-            offset += h * w
-        return out
+        return _cut(buffer, boxes, 0, 0)
 
 
 def _close(a: State, b: State, distance: int = 2) -> bool:

@@ -26,10 +26,11 @@ COUNTER_BITS = 20
 
 
 @njit(cache=True)
-def _add_word(counter: np.ndarray, word: np.uint64) -> None:
-    """Add bit ``i`` of ``word`` to lane ``i``'s bit-sliced counter ``counter`` (COUNTER_BITS,) uint64."""
+def _add_word(counter: np.ndarray, word: np.uint64, at: int) -> None:
+    """Add bit ``i`` of ``word``, times ``2 ** at``, to lane ``i``'s bit-sliced counter ``counter``
+    (COUNTER_BITS,) uint64."""
     carry = word
-    for i in range(counter.shape[0]):
+    for i in range(at, counter.shape[0]):
         if carry == 0:
             return
         t = counter[i] & carry
@@ -51,16 +52,39 @@ def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarra
         h = a.shape[0] - 2
         w = a.shape[1] - 2
         counter = np.zeros(COUNTER_BITS, dtype=np.uint64)
+        # words are first added into a 4-bit bit-sliced counter (branch-free half adders), which
+        # goes into the wide counter every 15 words, before it can overflow
+        b0 = b1 = b2 = b3 = np.uint64(0)
+        added = 0
         edge = np.uint64(0)
         for y in range(1, h + 1):
             row = a[y]
             in_band_row = y <= guard or y > h - guard
             for x in range(1, w + 1):
                 word = row[x]
-                if word != 0:
-                    _add_word(counter, word)
-                    if in_band_row or x <= guard or x > w - guard:
-                        edge |= word
+                if word == 0:
+                    continue
+                c = b0 & word
+                b0 ^= word
+                d = b1 & c
+                b1 ^= c
+                c = b2 & d
+                b2 ^= d
+                b3 ^= c
+                added += 1
+                if added == 15:
+                    _add_word(counter, b0, 0)
+                    _add_word(counter, b1, 1)
+                    _add_word(counter, b2, 2)
+                    _add_word(counter, b3, 3)
+                    b0 = b1 = b2 = b3 = np.uint64(0)
+                    added = 0
+                if in_band_row or x <= guard or x > w - guard:
+                    edge |= word
+        _add_word(counter, b0, 0)
+        _add_word(counter, b1, 1)
+        _add_word(counter, b2, 2)
+        _add_word(counter, b3, 3)
         band[g] = edge
         for lane in range(64):
             total = 0

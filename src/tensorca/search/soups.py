@@ -42,7 +42,6 @@ import numpy as np
 from .. import costmodel
 from ..analysis.census import sorted_counts, splitter_for
 from ..analysis.evolve import Stepper
-from ..analysis.labels import label_islands, live_cells
 from ..analysis.objects import UNRESOLVED, Splitter
 from ..arrays import like_input, to_engine
 from ..cpu_load import numba_threads
@@ -53,6 +52,7 @@ from ..errors import EngineError, GridError, RuleError, UsageError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
+from .band_kernels import band_islands, blocking_islands
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 
 SOUP_SIZE = 16
@@ -231,7 +231,7 @@ class _Search:
     # -- host-side handling ----------------------------------------------------------------
     def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         """Census ``cells`` (one plane); False (and nothing counted) if not stable and ``stable_only``."""
-        found = self.splitter.split(crop(cells, (0, 0)))
+        found = self.splitter.split((cells, (0, 0)))
         if stable_only and (any(f.apgcode == UNRESOLVED for f in found) or not _ships_clear(found, self.reach)):
             return False
         self.record(soup, [f.apgcode for f in found] + list(soup.escaped.elements()))
@@ -254,68 +254,62 @@ class _Search:
         self.finished += 1
 
     def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
-        """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide."""
-        size = plane.shape[0]
-        ys, xs = live_cells(plane)
-        inside = (ys >= guard) & (ys < size - guard) & (xs >= guard) & (xs < size - guard)
-        if inside.all():
-            return True
-        labels, n = label_islands(plane, 1)  # 8-connected components
-        component = labels[ys, xs]
-        by_label = np.argsort(component, kind="stable")
-        bounds = np.searchsorted(component[by_label], np.arange(1, n + 2))
+        """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide.
 
-        def cells_of(label: int) -> np.ndarray:
-            return by_label[bounds[label - 1] : bounds[label]]
-        alive = np.ones(len(ys), dtype=bool)
-        ships: dict[int, tuple[int, int] | None] = {}  # component -> displacement if a small spaceship
-        order = np.flatnonzero(~inside)
-        for label in dict.fromkeys(component[order].tolist()):
-            members = cells_of(label)
-            displacement = self._ship(label, members, ys, xs, plane, ships)
-            if displacement is None:
+        Islands reaching the band are taken in raster order of their first cell there; a small
+        spaceship among them leaves (is censused and erased) when it heads out through the band and
+        every other live island lies :data:`ESCAPE_GAP` cells behind it, or is a ship moving alongside
+        at its velocity."""
+        size = plane.shape[0]
+        labels, boxes, counts, in_band, positions = band_islands(plane, guard)
+        if in_band.size == 0:
+            return True
+        alive = np.ones(len(boxes) + 1, dtype=np.bool_)
+        alive[0] = False
+        ships: dict[int, tuple[tuple[int, int], str] | None] = {}  # label -> (displacement, apgcode)
+        gap = max(ESCAPE_GAP, 2 * self.reach + 1)
+        for label in in_band.tolist():
+            displacement = self._ship(label, labels, boxes, counts, plane, ships)
+            if displacement is None or not _heading_out(displacement, boxes[label - 1], size, guard):
                 continue
-            gy, gx = ys[members], xs[members]
-            others = alive.copy()
-            others[members] = False
-            blocking = _blocking(displacement, gy, gx, ys, xs, size, guard, self.reach)
-            if blocking is None:
-                continue
-            # cells not far enough behind block the escape, unless they belong to ships running
+            blockers = blocking_islands(labels, positions, alive, label, displacement[0], displacement[1],
+                                        boxes[label - 1], gap)
+            # islands not far enough behind block the escape, unless they are ships running
             # alongside at the same velocity (those can never catch it up)
-            blockers = set(component[others & blocking].tolist())
-            if any(self._ship(b, cells_of(b), ys, xs, plane, ships) != displacement
-                   for b in blockers):
+            if any(self._ship(b, labels, boxes, counts, plane, ships) != displacement for b in blockers.tolist()):
                 continue
             soup.escaped[ships[label][1]] += 1
             soup.last_event = soup.gen
-            plane[gy, gx] = 0
-            alive[members] = False
-        ys, xs = live_cells(plane)
-        if ys.size == 0:
+            top, left, bottom, right = boxes[label - 1].tolist()
+            window = plane[top : bottom + 1, left : right + 1]
+            window[labels[top : bottom + 1, left : right + 1] == label] = 0
+            alive[label] = False
+        rest = boxes[alive[1:]]
+        if len(rest) == 0:
             return True
-        if ys.min() >= guard and ys.max() < size - guard and xs.min() >= guard and xs.max() < size - guard:
+        y0, x0 = rest[:, 0].min(), rest[:, 1].min()
+        y1, x1 = rest[:, 2].max(), rest[:, 3].max()
+        if y0 >= guard and y1 < size - guard and x0 >= guard and x1 < size - guard:
             return True
-        h, w = int(ys.max() - ys.min() + 1), int(xs.max() - xs.min() + 1)
+        h, w = int(y1 - y0 + 1), int(x1 - x0 + 1)
         if h > size - 2 * guard - 2 or w > size - 2 * guard - 2:
             return False
-        content = plane[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].copy()
+        content = plane[y0 : y1 + 1, x0 : x1 + 1].copy()
         plane[:] = 0
         top, left = (size - h) // 2, (size - w) // 2
         plane[top : top + h, left : left + w] = content
         return True
 
-    def _ship(self, label: int, members: np.ndarray, ys: np.ndarray, xs: np.ndarray, plane: np.ndarray,
+    def _ship(self, label: int, labels: np.ndarray, boxes: np.ndarray, counts: np.ndarray, plane: np.ndarray,
               ships: dict) -> tuple[int, int] | None:
-        """The displacement of component ``label`` (cells ``members`` of ``ys, xs``) if it is a small
-        spaceship alone, else None; ``ships`` memoises ``label -> (displacement, apgcode) or None``."""
+        """The displacement of island ``label`` if it is a small spaceship alone, else None; ``ships``
+        memoises ``label -> (displacement, apgcode) or None``."""
         if label not in ships:
             ships[label] = None
-            if len(members) <= 64:
-                gy, gx = ys[members], xs[members]
-                y0, x0 = int(gy.min()), int(gx.min())
-                grid = np.zeros((int(gy.max()) - y0 + 1, int(gx.max()) - x0 + 1), dtype=np.uint8)
-                grid[gy - y0, gx - x0] = plane[gy, gx]
+            if counts[label - 1] <= 64:
+                top, left, bottom, right = boxes[label - 1].tolist()
+                window = labels[top : bottom + 1, left : right + 1] == label
+                grid = plane[top : bottom + 1, left : right + 1] * window.astype(np.uint8)
                 behaviour = self.band_splitter.behaviour(grid)
                 if behaviour is not None and behaviour.kind == "spaceship":
                     ships[label] = (behaviour.displacement, behaviour.apgcode)
@@ -491,26 +485,13 @@ def _ships_clear(found, reach: int) -> bool:
     return True
 
 
-def _blocking(displacement, gy, gx, ys, xs, size, guard, reach) -> np.ndarray | None:
-    """For a spaceship (cells ``gy, gx``) in the guard band of an edge it heads for: which of the
-    cells ``ys, xs`` are *not* at least :data:`ESCAPE_GAP` cells behind it along some axis it moves
-    on (``(N,)`` bool); None when it does not head out through the band."""
+def _heading_out(displacement: tuple[int, int], box: np.ndarray, size: int, guard: int) -> bool:
+    """True when a ship moving ``displacement`` per period, inside ``box`` ``(top, left, bottom,
+    right)``, lies in the guard band of an edge it heads for."""
     dx, dy = displacement
-    gap = max(ESCAPE_GAP, 2 * reach + 1)
-    heading_out = ((dx < 0 and gx.min() < guard) or (dx > 0 and gx.max() >= size - guard)
-                   or (dy < 0 and gy.min() < guard) or (dy > 0 and gy.max() >= size - guard))
-    if not heading_out:
-        return None
-    behind = np.zeros(xs.shape, dtype=bool)
-    if dx < 0:
-        behind |= xs > gx.max() + gap
-    if dx > 0:
-        behind |= xs < gx.min() - gap
-    if dy < 0:
-        behind |= ys > gy.max() + gap
-    if dy > 0:
-        behind |= ys < gy.min() - gap
-    return ~behind
+    top, left, bottom, right = box.tolist()
+    return ((dx < 0 and left < guard) or (dx > 0 and right >= size - guard)
+            or (dy < 0 and top < guard) or (dy > 0 and bottom >= size - guard))
 
 
 def soup_search(

@@ -1,0 +1,78 @@
+"""Numba kernels for a soup's guard band: which islands reach it, and which block a ship's escape.
+
+:meth:`tensorca.search.soups._Search.clear_band` decides, island by island, whether a spaceship in the
+band may leave; these kernels give it the islands of a plane in one pass and test "is everything
+else far enough behind" without listing cells on the host.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..analysis.labels import label_live
+
+
+@njit(cache=True)
+def band_islands(plane: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The 8-connected islands of ``plane`` ``(S, S)`` uint8 and those that reach its guard band.
+
+    Returns ``(labels, boxes, counts, in_band, positions)``: ``labels`` ``(S, S)`` int32 as
+    :func:`tensorca.analysis.labels.label_islands` numbers them (1..n); ``boxes`` ``(n, 4)`` int64
+    rows ``(top, left, bottom, right)`` inclusive; ``counts`` ``(n,)`` int64 live cells; ``in_band``
+    the labels with a live cell within ``guard`` cells of an edge, in raster order of each one's
+    first such cell; ``positions`` the live cells' flat positions in raster order."""
+    labels, n, positions = label_live(plane, 1)
+    size_y, size_x = plane.shape
+    boxes = np.empty((n, 4), dtype=np.int64)
+    for i in range(n):
+        boxes[i, 0] = size_y
+        boxes[i, 1] = size_x
+        boxes[i, 2] = -1
+        boxes[i, 3] = -1
+    counts = np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n + 1, dtype=np.bool_)
+    in_band = np.empty(n, dtype=np.int64)
+    m = 0
+    for p in positions:
+        y = p // size_x
+        x = p % size_x
+        label = labels[y, x]
+        g = label - 1
+        counts[g] += 1
+        boxes[g, 0] = min(boxes[g, 0], y)
+        boxes[g, 1] = min(boxes[g, 1], x)
+        boxes[g, 2] = max(boxes[g, 2], y)
+        boxes[g, 3] = max(boxes[g, 3], x)
+        if (y < guard or y >= size_y - guard or x < guard or x >= size_x - guard) and not seen[label]:
+            seen[label] = True
+            in_band[m] = label
+            m += 1
+    return labels, boxes, counts, in_band[:m], positions
+
+
+@njit(cache=True)
+def blocking_islands(labels: np.ndarray, positions: np.ndarray, alive: np.ndarray, own: int, dx: int, dy: int,
+                     box: np.ndarray, gap: int) -> np.ndarray:
+    """The islands that stand in the way of island ``own`` (a spaceship moving ``(dx, dy)`` per
+    period, inside ``box`` ``(top, left, bottom, right)``): the live labels (``alive`` ``(n + 1,)``
+    bool, by label) other than ``own`` with some cell *not* at least ``gap`` cells behind the ship
+    along an axis it moves on. ``positions``: the live cells' flat positions. Returns the labels,
+    ``(k,)`` int64, in increasing order."""
+    n = alive.shape[0] - 1
+    blocks = np.zeros(n + 1, dtype=np.bool_)
+    width = labels.shape[1]
+    for p in positions:
+        y = p // width
+        x = p % width
+        label = labels[y, x]
+        if label == own or not alive[label] or blocks[label]:
+            continue
+        behind = ((dx < 0 and x > box[3] + gap) or (dx > 0 and x < box[1] - gap)
+                  or (dy < 0 and y > box[2] + gap) or (dy > 0 and y < box[0] - gap))
+        if not behind:
+            blocks[label] = True
+    return np.flatnonzero(blocks)
+
+
+__all__ = ["band_islands", "blocking_islands"]
