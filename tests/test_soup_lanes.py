@@ -202,18 +202,22 @@ def test_nearest_group_is_the_lowest_ranked_at_the_least_distance():
         assert nearest_group(ranks, ys.astype(np.int64), xs.astype(np.int64), own, 6) == expected
 
 
-def _per_soup(monkeypatch, grids, rule, lanes: bool) -> dict[int, Counter]:
+def _per_soup(monkeypatch, grids, rule, lanes: bool, dense_at_most: int | None = None,
+              when: bool = False) -> dict[int, Counter]:
+    """Each soup's census (and, with ``when``, the generation it was censused at as ``"gen"``)."""
     seen: dict[int, Counter] = {}
     record = soups._Search.record
 
     def logged(self, soup, codes):
-        seen.setdefault(soup.index, Counter()).update(codes)
+        seen.setdefault(soup.index, Counter()).update(codes + ([f"gen {soup.gen}"] if when else []))
         record(self, soup, codes)
 
     with monkeypatch.context() as patch:
         patch.setattr(soups._Search, "record", logged)
         if not lanes:
             patch.setattr(soups, "lane_module_for", lambda rule: None)
+        if dense_at_most is not None:
+            patch.setattr(soups, "DENSE_AT_MOST", dense_at_most)
         result = soups.soup_search(0, rule, grids=grids, backend="bitpack-cpu", batch=64)
     assert (result.engine, result.soups) == ("bitpack-cpu", len(grids))
     return seen
@@ -227,6 +231,26 @@ def test_lanes_give_each_soup_the_census_of_the_generic_search(monkeypatch, rule
     generic = _per_soup(monkeypatch, grids, rule, lanes=False)
     assert lanes == generic
     assert sum(sum(c.values()) for c in lanes.values()) > 5 * len(grids)
+
+
+def test_the_last_soups_as_plain_planes_keep_their_census(monkeypatch):
+    """Lane tiers turn to plain planes when few soups are left (never, part way, from the start):
+    each soup's census, and the generation it is taken at, stay the same."""
+    rng = np.random.default_rng(12)
+    grids = (rng.random((100, 16, 16)) < 0.5).astype(np.uint8)
+    turned = []
+    to_dense = lane_tier.LaneTier.to_dense
+
+    def logged(tier, step):
+        turned.append((tier.size, len(tier.soups)))
+        to_dense(tier, step)
+
+    monkeypatch.setattr(lane_tier.LaneTier, "to_dense", logged)
+    found = {at_most: _per_soup(monkeypatch, grids, "B3/S23", lanes=True, dense_at_most=at_most, when=True)
+             for at_most in (0, 12, 10**6)}
+    assert found[0] == found[12] == found[10**6]
+    assert sum(sum(c.values()) for c in found[0].values()) > 6 * len(grids)
+    assert turned and any(0 < n <= 12 for _, n in turned) and any(n > 12 for _, n in turned)
 
 
 def test_the_lane_tier_is_used_for_3x3_rules_on_bitpack_cpu(monkeypatch):

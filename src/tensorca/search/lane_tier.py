@@ -17,7 +17,11 @@ wider tiers hold too few soups to fill a word) never leave the lane layout of
   Ash whose period does not divide ``LAG`` is caught, as before, by the periodic populations test
   every ``FORCED_CHECK`` generations;
 - only planes that need the host are unpacked: one with something in its guard band (a spaceship
-  to remove, or a soup to re-centre or move to a wider tier), one to census, and one to start.
+  to remove, or a soup to re-centre or move to a wider tier), one to census, and one to start;
+- once no soups are left to start and a tier holds few, it keeps them as plain planes stepped by the
+  engine (:meth:`LaneTier.to_dense`): a lane group costs as much for one soup as for 64, and the
+  last soups of a search are its longest-lived. Chunks, snapshots and tests stay the same, so the
+  census (and when each soup is taken) does not change.
 
 The census and band rules are :mod:`.soups`' own (:meth:`_Search.finish`, :meth:`_Search.clear_band`),
 so the results equal those of the generic path for the same soups.
@@ -25,6 +29,7 @@ so the results equal those of the generic path for the same soups.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -82,6 +87,11 @@ class LaneTier:
         self.samples = np.zeros(self.capacity, dtype=np.int64)
         self.chunks = 0
         self._plane = np.zeros((size, size), dtype=np.uint8)
+        #: Set by :meth:`to_dense`: the tier's planes are then ``(size, size)`` uint8 arrays by slot,
+        #: stepped by this callable (``(B, size, size)`` -> the same ``CHUNK`` generations later).
+        self.step_dense: Callable[[np.ndarray], np.ndarray] | None = None
+        self.dense: dict[int, np.ndarray] = {}
+        self.dense_ring: list[dict[int, np.ndarray]] = [{} for _ in range(LAG // CHUNK)]
 
     @property
     def soups(self) -> list[Any]:
@@ -97,8 +107,14 @@ class LaneTier:
         for slot in free[: len(self.pending)]:
             soup, content = self.pending.pop(0)
             h, w = content.shape
-            insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(content, dtype=np.uint8),
-                         (self.size - h) // 2, (self.size - w) // 2)
+            top, left = (self.size - h) // 2, (self.size - w) // 2
+            if self.step_dense is not None:
+                plane = np.zeros((self.size, self.size), dtype=np.uint8)
+                plane[top : top + h, left : left + w] = content
+                self.dense[slot] = plane
+            else:
+                insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(content, dtype=np.uint8),
+                             top, left)
             self.slots[slot] = soup
             self.gen[slot] = soup.gen
             self.set_at[slot] = self.chunks
@@ -106,16 +122,41 @@ class LaneTier:
 
     def plane(self, slot: int) -> np.ndarray:
         """A copy of the plane in ``slot``, ``(size, size)`` uint8."""
+        if self.step_dense is not None:
+            return self.dense[slot].copy()
         extract_plane(self.lanes, slot // LANES, slot % LANES, self._plane)
         return self._plane.copy()
 
     def write(self, slot: int, plane: np.ndarray) -> None:
         """Replace the plane in ``slot`` (an edit: older snapshots no longer count)."""
-        insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(plane, dtype=np.uint8), 0, 0)
+        if self.step_dense is not None:
+            self.dense[slot] = np.array(plane, dtype=np.uint8)
+        else:
+            insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(plane, dtype=np.uint8), 0, 0)
         self.set_at[slot] = self.chunks
 
     def release(self, slot: int) -> None:
         self.slots[slot] = None
+        self.dense.pop(slot, None)
+
+    def to_dense(self, step: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Keep the soups as plain planes from now on, stepped ``(B, size, size)`` at a time by ``step``.
+
+        For the last few soups of a search: a lane group costs the same with one soup as with 64.
+        Everything the tier decides stays as it was (chunks, snapshots, populations), so the census
+        does not change; only the cost of a chunk does."""
+        if self.step_dense is not None:
+            return
+        busy = [slot for slot, soup in enumerate(self.slots) if soup is not None]
+        self.dense = {slot: self.plane(slot) for slot in busy}
+        for k in range(len(self.dense_ring)):  # the snapshots of the last LAG generations, by slot
+            snapshot = self.dense_ring[k]
+            for slot in busy:
+                extract_plane(self.ring[k], slot // LANES, slot % LANES, self._plane)
+                snapshot[slot] = self._plane.copy()
+        self.step_dense = step
+        self.lanes = self.lanes[:0]
+        self.ring = self.ring[:, :0]
 
     def advance(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Run every busy group ``CHUNK`` generations; ``(pops, band, same)`` per slot: population
@@ -123,6 +164,8 @@ class LaneTier:
         equals itself ``LAG`` generations ago with no edit since ``(slots,)`` bool. Each soup is
         compared at every chunk of its own, so when it is found stable does not depend on the batch."""
         busy = np.flatnonzero([s is not None for s in self.slots])
+        if self.step_dense is not None:
+            return self._advance_dense(busy)
         used = int(busy[-1]) // LANES + 1 if busy.size else 0
         lanes = self.lanes[:used]
         depth = LAG // CHUNK
@@ -146,6 +189,33 @@ class LaneTier:
         self.samples += 1
         same = ~_bits(differ) & (self.set_at <= self.chunks - depth)
         return pops, _bits(band_words), same
+
+    def _advance_dense(self, busy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`advance` for planes kept as plain arrays (after :meth:`to_dense`)."""
+        depth = LAG // CHUNK
+        slots = busy.tolist()
+        self.dense_ring[self.chunks % depth] = {slot: self.dense[slot] for slot in slots}  # replaced, not edited
+        if slots:
+            stepped = self.step_dense(np.stack([self.dense[slot] for slot in slots]))
+            for k, slot in enumerate(slots):
+                self.dense[slot] = stepped[k]
+        self.chunks += 1
+        self.gen[busy] += CHUNK
+        pops = np.zeros(self.capacity, dtype=np.int64)
+        band = np.zeros(self.capacity, dtype=bool)
+        same = np.zeros(self.capacity, dtype=bool)
+        before = self.dense_ring[self.chunks % depth]
+        for slot in slots:
+            plane = self.dense[slot]
+            pops[slot] = np.count_nonzero(plane)
+            band[slot] = (plane[:GUARD].any() or plane[-GUARD:].any() or plane[:, :GUARD].any()
+                          or plane[:, -GUARD:].any())
+            old = before.get(slot)
+            same[slot] = old is not None and np.array_equal(old, plane)
+        self.history[:, self.chunks % HISTORY] = pops
+        self.samples += 1
+        same &= self.set_at <= self.chunks - depth
+        return pops, band, same
 
     def populations(self, slot: int) -> list[int]:
         """The slot's population samples, oldest first (at most HISTORY)."""

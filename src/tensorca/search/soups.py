@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import math
 import secrets
 import time
@@ -53,6 +54,7 @@ from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
 from .band_kernels import band_islands, blocking_islands
+from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 
 SOUP_SIZE = 16
@@ -80,6 +82,9 @@ ESCAPE_GAP = 12
 MIN_BATCH = 4
 #: Batches of planes at least this wide are not padded (an empty 1024^2 plane costs as much as a soup).
 PAD_BELOW = 512
+#: Once no soups are left to start, a lane tier holding at most this many soups keeps them as plain
+#: planes (:meth:`.lane_tier.LaneTier.to_dense`).
+DENSE_AT_MOST = 16
 FIRST_PLANE = 128
 MAX_PLANE = 1024
 #: A rough mean lifetime (generations) of a 16x16 soup: the work ``backend="auto"`` plans for.
@@ -343,6 +348,10 @@ class _Search:
                 first.pending.append(item)
             busy = False
             for tier_size, tier in tiers.items():
+                if (exhausted and isinstance(tier, LaneTier) and tier.step_dense is None and not tier.pending
+                        and len(tier.soups) <= DENSE_AT_MOST):
+                    # the last soups: plain planes cost by the soup, a lane group the same for 1 or 64
+                    tier.to_dense(functools.partial(self.advance, generations=LANE_CHUNK))
                 tier.admit()
                 if not tier.soups:
                     continue
@@ -381,18 +390,20 @@ class _Search:
         soup.next_check = soup.gen + 2 * LAG
         return False
 
+    def advance(self, batch: np.ndarray, generations: int) -> np.ndarray:
+        """``batch`` ``(B, S, S)`` uint8 bounded planes ``generations`` later, on the engine."""
+        count, size = len(batch), batch.shape[1]
+        if count < MIN_BATCH and size < PAD_BELOW:  # a few empty planes keep engines on their batch path
+            batch = np.concatenate([batch, np.zeros((MIN_BATCH - count, size, size), np.uint8)])
+        with self.engine_threads():
+            out = self.engine.advance(to_engine(batch, self.engine.array_module, self.device), self.rule,
+                                      Topology.plane(size, size), generations)
+        return np.ascontiguousarray(like_input(out, batch))[:count]
+
     def step_tier(self, tier: _Tier) -> list[tuple[_Soup, np.ndarray]]:
         """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
-        size = tier.size
         guard = CHUNK * self.reach
-        batch = tier.cells
-        if len(batch) < MIN_BATCH and size < PAD_BELOW:  # a few empty planes keep engines on their batch path
-            batch = np.concatenate([batch, np.zeros((MIN_BATCH - len(batch), size, size), np.uint8)])
-        with self.engine_threads():
-            out = self.engine.advance(
-                to_engine(batch, self.engine.array_module, self.device), self.rule, Topology.plane(size, size), CHUNK
-            )
-        cells = np.ascontiguousarray(like_input(out, batch))[: len(tier.cells)]
+        cells = self.advance(tier.cells, CHUNK)
         pops = np.count_nonzero(cells, axis=(1, 2))
         # (B,) bool: some live cell lies in a plane's guard band.
         band = np.asarray(
