@@ -78,6 +78,9 @@ class LaneTier:
         #: The planes at the start of each of the last LAG // CHUNK chunks (a ring by chunk number).
         self.ring = np.zeros((LAG // CHUNK, groups, size + 2, size + 2), dtype=np.uint64)
         self.slots: list[Any | None] = [None] * self.capacity
+        #: ``(slots,)`` bool: which slots hold a soup (``slots[s] is not None``), and how many do.
+        self.busy = np.zeros(self.capacity, dtype=bool)
+        self.occupied = 0
         self.pending: list[tuple[Any, np.ndarray]] = []
         self.gen = np.zeros(self.capacity, dtype=np.int64)
         #: The chunk after which each slot's plane was last set by the host (a soup placed or edited).
@@ -103,8 +106,7 @@ class LaneTier:
         that run stay few when soups run out)."""
         if not self.pending:
             return
-        free = [s for s, soup in enumerate(self.slots) if soup is None]
-        for slot in free[: len(self.pending)]:
+        for slot in np.flatnonzero(~self.busy)[: len(self.pending)].tolist():
             soup, content = self.pending.pop(0)
             h, w = content.shape
             top, left = (self.size - h) // 2, (self.size - w) // 2
@@ -116,6 +118,8 @@ class LaneTier:
                 insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(content, dtype=np.uint8),
                              top, left)
             self.slots[slot] = soup
+            self.busy[slot] = True
+            self.occupied += 1
             self.gen[slot] = soup.gen
             self.set_at[slot] = self.chunks
             self.samples[slot] = 0
@@ -137,6 +141,8 @@ class LaneTier:
 
     def release(self, slot: int) -> None:
         self.slots[slot] = None
+        self.busy[slot] = False
+        self.occupied -= 1
         self.dense.pop(slot, None)
 
     def to_dense(self, step: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -147,7 +153,7 @@ class LaneTier:
         does not change; only the cost of a chunk does."""
         if self.step_dense is not None:
             return
-        busy = [slot for slot, soup in enumerate(self.slots) if soup is not None]
+        busy = np.flatnonzero(self.busy).tolist()
         self.dense = {slot: self.plane(slot) for slot in busy}
         for k in range(len(self.dense_ring)):  # the snapshots of the last LAG generations, by slot
             snapshot = self.dense_ring[k]
@@ -163,7 +169,7 @@ class LaneTier:
         ``(slots,)`` int64, live cells in the guard band ``(slots,)`` bool, and whether the plane
         equals itself ``LAG`` generations ago with no edit since ``(slots,)`` bool. Each soup is
         compared at every chunk of its own, so when it is found stable does not depend on the batch."""
-        busy = np.flatnonzero([s is not None for s in self.slots])
+        busy = np.flatnonzero(self.busy)
         if self.step_dense is not None:
             return self._advance_dense(busy)
         used = int(busy[-1]) // LANES + 1 if busy.size else 0
@@ -220,8 +226,7 @@ class LaneTier:
     def populations(self, slot: int) -> list[int]:
         """The slot's population samples, oldest first (at most HISTORY)."""
         n = int(min(self.samples[slot], HISTORY))
-        ring = self.history[slot]
-        return [int(ring[(self.chunks - k) % HISTORY]) for k in range(n - 1, -1, -1)]
+        return self.history[slot, (self.chunks - np.arange(n - 1, -1, -1)) % HISTORY].tolist()
 
 
 def _bits(words: np.ndarray) -> np.ndarray:
@@ -236,7 +241,7 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
     from .soups import FORCED_CHECK, _periodic_tail
 
     pops, band, same = tier.advance()
-    busy = np.array([s is not None for s in tier.slots])
+    busy = tier.busy
     check = busy & ((tier.gen % FORCED_CHECK) == 0)
     due = busy & (band | (pops == 0) | (tier.gen >= search.max_gens) | check | same)
     outgrown: list[tuple[Any, np.ndarray]] = []
@@ -257,17 +262,17 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
             search.finish_empty(soup)
             tier.release(slot)
             continue
-        if plane is None:
-            plane = tier.plane(slot)
         if soup.gen >= search.max_gens:
-            search.finish_unstable(soup, plane)
+            search.finish_unstable(soup, tier.plane(slot) if plane is None else plane)
             tier.release(slot)
+            continue
+        if soup.gen < soup.next_check:
             continue
         stable = bool(same[slot]) and not band[slot]
         forced = (not stable and check[slot]
                   and _periodic_tail(tier.populations(slot), soup.gen - soup.last_event, CHUNK))
-        if (stable or forced) and soup.gen >= soup.next_check:
-            if search.finish(soup, plane, stable_only=True):
+        if stable or forced:  # the plane leaves the lanes only now
+            if search.finish(soup, tier.plane(slot) if plane is None else plane, stable_only=True):
                 tier.release(slot)
                 continue
             soup.next_check = soup.gen + 2 * LAG

@@ -340,7 +340,7 @@ class _Search:
         exhausted = False
         while True:
             first = tiers[FIRST_PLANE]
-            while not exhausted and len(first.soups) + len(first.pending) < first.capacity:
+            while not exhausted and first.occupied + len(first.pending) < first.capacity:
                 item = source()
                 if item is None:
                     exhausted = True
@@ -349,11 +349,11 @@ class _Search:
             busy = False
             for tier_size, tier in tiers.items():
                 if (exhausted and isinstance(tier, LaneTier) and tier.step_dense is None and not tier.pending
-                        and len(tier.soups) <= DENSE_AT_MOST):
+                        and tier.occupied <= DENSE_AT_MOST):
                     # the last soups: plain planes cost by the soup, a lane group the same for 1 or 64
                     tier.to_dense(functools.partial(self.advance, generations=LANE_CHUNK))
                 tier.admit()
-                if not tier.soups:
+                if not tier.occupied:
                     continue
                 busy = True
                 stepped = run_lane_tier(self, tier) if isinstance(tier, LaneTier) else self.step_tier(tier)
@@ -462,6 +462,11 @@ class _Tier:
             block[k, top : top + h, left : left + w] = content
             self.soups.append(soup)
         self.cells = np.concatenate([self.cells, block]) if len(self.cells) else block
+
+    @property
+    def occupied(self) -> int:
+        """How many soups run in this tier."""
+        return len(self.soups)
 
     def keep(self, mask: np.ndarray) -> None:
         if not mask.all():
