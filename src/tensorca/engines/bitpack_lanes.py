@@ -397,6 +397,11 @@ def _pair_body() -> str:
 _ENGINE = "bitpack-lanes"
 
 
+#: Modules already loaded, by table (a soup search asks for its module every chunk; generating the
+#: source again to find it cost 60 us a call).
+_MODULES: dict[bytes, ModuleType] = {}
+
+
 def lanes_module(table: bytes) -> ModuleType | None:
     """The compiled lane kernels of a 512-entry table, or None once this process already holds
     :data:`~.bitpack_circuit.MAX_SPECIALISED` lane modules (Numba never frees code; the caller
@@ -405,6 +410,8 @@ def lanes_module(table: bytes) -> ModuleType | None:
     key = planes_key(circuit)
     if not may_specialise(_ENGINE, key):
         return None
+    if table in _MODULES:
+        return _MODULES[table]
     if is_count_circuit(circuit):
         body = _COUNT_ROWS.format(result=circuit.result, total="\n".join(" " * 12 + line for line in TOTAL),
                                   pair_body=_pair_body(), slices=_EMIT2_SLICES)
@@ -417,7 +424,9 @@ def lanes_module(table: bytes) -> ModuleType | None:
             result=circuit.result,
         )
     source = _HEADER.format(key=circuit.key) + body + _DRIVERS
-    return load_generated_module(_ENGINE, key, source, _TEMPLATE_VERSION + numba.__version__)
+    module = load_generated_module(_ENGINE, key, source, _TEMPLATE_VERSION + numba.__version__)
+    _MODULES[table] = module
+    return module
 
 
 @njit(cache=True, parallel=True)
