@@ -11,7 +11,7 @@ and prints soups/s, the ratio to the big-grid G CUPS, and whether both census pa
 ``--workers N`` also times apgsearch's soups (``soup_census``, root ``k_bench``) in this process
 and on a LocalCluster of N worker processes started beforehand (the start is not timed)::
 
-    .venv/bin/python benchmarks/bench_soups.py [--count 1000] [--workers 2] [--json out.json]
+    .venv/bin/python benchmarks/bench_soups.py [--count 1000] [--generic-count N] [--workers 2] [--json out.json]
 """
 
 from __future__ import annotations
@@ -60,24 +60,32 @@ def census_rate(count: int, seed: int, lanes: bool) -> tuple[float, soups.SoupSe
         soups.lane_module_for = keep
 
 
-def cluster_rates(count: int, workers: int) -> dict:
-    """soups/s of ``soup_census`` in this process and on ``workers`` local processes (same soups)."""
-    from distributed import Client, LocalCluster
-
+def _warm_worker() -> None:
+    """Load every kernel a census uses in this process (run on each worker before timing)."""
     from tensorca.search.distributed import soup_census
 
-    soup_census(50, "k_warm", backend="bitpack-cpu")
+    soup_census(200, "k_warm", backend="bitpack-cpu")
+
+
+def cluster_rates(count: int, workers: int) -> dict:
+    """soups/s of ``soup_census`` in this process and on ``workers`` local processes (same soups),
+    the cluster started as ``soup_census(workers=N)`` starts it (:func:`tensorca.cluster.connect`)
+    and every worker warmed beforehand (neither is timed)."""
+    from tensorca.cluster import connect
+    from tensorca.search.distributed import soup_census
+
+    _warm_worker()
     t0 = time.perf_counter()
     alone = soup_census(count, "k_bench", backend="bitpack-cpu")
     alone_rate = count / (time.perf_counter() - t0)
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        soup_census(50 * workers, "k_warm", client=client, backend="bitpack-cpu", task_soups=50)
+    with connect(workers, heap_malloc=True) as client:
+        client.run(_warm_worker)
         t0 = time.perf_counter()
         spread = soup_census(count, "k_bench", client=client, backend="bitpack-cpu")
         spread_rate = count / (time.perf_counter() - t0)
     return {"census_in_process_soups_per_s": alone_rate, f"census_{workers}_workers_soups_per_s": spread_rate,
-            "census_same": alone.counts == spread.counts, "workers": workers}
+            "census_same": alone.counts == spread.counts, "workers": workers,
+            "task_seconds": spread.task_seconds}
 
 
 def main(argv=None) -> None:
@@ -86,28 +94,41 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--gens", type=int, default=100, help="generations of the 4096^2 big-grid run")
     parser.add_argument("--workers", type=int, default=0, help="also time soup_census on this many processes")
+    parser.add_argument("--generic-count", type=int, default=None,
+                        help="soups for the generic path's comparison (default: --count; 0 skips it)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     lanes_rate, lanes = census_rate(args.count, args.seed, lanes=True)
-    generic_rate, generic = census_rate(args.count, args.seed, lanes=False)
+    generic_count = args.count if args.generic_count is None else args.generic_count
+    if generic_count:
+        generic_rate, generic = census_rate(generic_count, args.seed, lanes=False)
+        if generic_count != args.count:
+            _, lanes_part = census_rate(generic_count, args.seed, lanes=True)
+            same = lanes_part.counts == generic.counts
+        else:
+            same = lanes.counts == generic.counts
+    else:
+        generic_rate, same = float("nan"), None
     cups = big_grid_rate(4096, args.gens)
     result = {
         "count": args.count, "seed": args.seed, "load": os.getloadavg(),
         "lanes_soups_per_s": lanes_rate, "generic_soups_per_s": generic_rate,
         "big_grid_gcups": cups / 1e9, "soups_per_s_per_gcups": lanes_rate / (cups / 1e9),
-        "same_census": lanes.counts == generic.counts, "objects": lanes.objects,
+        "generic_count": generic_count, "same_census": same, "objects": lanes.objects,
         "unstable": lanes.unstable, "promoted": lanes.promoted,
     }
     print(f"soup census, {args.count} B3/S23 soups (seed {args.seed}), load {os.getloadavg()[0]:.2f}")
     print(f"  lanes    {lanes_rate:8.1f} soups/s  ({lanes.objects} objects, {lanes.promoted} promoted)")
-    print(f"  generic  {generic_rate:8.1f} soups/s  (same census: {result['same_census']})")
+    print(f"  generic  {generic_rate:8.1f} soups/s  ({generic_count} soups; same census: {same})")
     print(f"  bitpack-cpu 4096^2 x {args.gens}: {cups / 1e9:.1f} G CUPS")
     print(f"  ratio    {result['soups_per_s_per_gcups']:.2f} soups/s per G CUPS (issue 16 target: 10)")
     if args.workers:
         result.update(cluster_rates(args.count, args.workers))
         spread = result[f"census_{args.workers}_workers_soups_per_s"]
+        result[f"census_{args.workers}_workers_per_gcups"] = spread / (cups / 1e9)
         print(f"  soup_census in process {result['census_in_process_soups_per_s']:.1f} soups/s, "
-              f"{args.workers} workers {spread:.1f} soups/s (same census: {result['census_same']}); "
+              f"{args.workers} workers {spread:.1f} soups/s (same census: {result['census_same']}; tasks "
+              f"{', '.join(f'{t:.1f}' for t in result['task_seconds'])} s); "
               f"ratio {spread / (cups / 1e9):.2f} soups/s per G CUPS")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
