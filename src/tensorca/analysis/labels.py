@@ -117,19 +117,25 @@ def table_step_cropped(cells: np.ndarray, table: np.ndarray) -> tuple[np.ndarray
     empty ``(0, 0)`` array at ``(0, 0)`` when nothing lives.
     """
     h, w = cells.shape
+    padded = np.zeros((h + 4, w + 4), dtype=np.int64)  # two dead cells around: no bounds checks below
+    for y in range(h):
+        for x in range(w):
+            padded[y + 2, x + 2] = cells[y, x] == 1
     out = np.zeros((h + 2, w + 2), dtype=np.uint8)
     y0, y1, x0, x1 = h + 2, -1, w + 2, -1
     for y in range(h + 2):
+        top = padded[y]
+        mid = padded[y + 1]
+        bottom = padded[y + 2]
+        # the three rows' 3-cell windows slide along x: one new column per cell
+        a = (top[0] << 1) | top[1]
+        b = (mid[0] << 1) | mid[1]
+        c = (bottom[0] << 1) | bottom[1]
         for x in range(w + 2):
-            index = 0
-            for dy in range(3):
-                yy = y + dy - 2
-                for dx in range(3):
-                    xx = x + dx - 2
-                    index <<= 1
-                    if 0 <= yy < h and 0 <= xx < w and cells[yy, xx] == 1:
-                        index |= 1
-            if table[index]:
+            a = ((a << 1) | top[x + 2]) & 7
+            b = ((b << 1) | mid[x + 2]) & 7
+            c = ((c << 1) | bottom[x + 2]) & 7
+            if table[(a << 6) | (b << 3) | c]:
                 out[y, x] = 1
                 y0 = min(y0, y)
                 y1 = max(y1, y)
