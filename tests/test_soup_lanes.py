@@ -22,8 +22,8 @@ from tensorca.engines import get_engine
 from tensorca.engines.bitpack_lanes import pack_lanes
 from tensorca.rules import parse_rule
 from tensorca.search import lane_tier, soups
-from tensorca.search.band_kernels import band_islands, blocking_islands
-from tensorca.search.lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups
+from tensorca.search.band_kernels import LINK, band_islands, blocking_islands
+from tensorca.search.lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
 from tensorca.topology import Topology
 
 
@@ -53,6 +53,20 @@ def test_scan_gives_each_planes_population_and_band(batch):
     expected = [(cells[b] & ~inner).any() for b in range(batch)]
     assert lane_tier._bits(band)[:batch].tolist() == expected
     assert expected[:4] == [True, False, False, True][: min(4, batch)]
+
+
+def test_update_plane_writes_only_the_changes():
+    rng = np.random.default_rng(4)
+    cells = (rng.random((70, 12, 9)) < 0.5).astype(np.uint8)
+    lanes = _lanes(cells)
+    before = cells[66]
+    after = np.roll(before, 2, axis=1)
+    after[3, 4] ^= 1
+    update_plane(lanes, 1, 2, before, after)  # plane 66
+    out = np.zeros((12, 9), dtype=np.uint8)
+    for b in range(70):
+        extract_plane(lanes, b // 64, b % 64, out)
+        assert np.array_equal(out, after if b == 66 else cells[b])
 
 
 def test_planes_differ_and_extract_insert_round_trip():
@@ -163,7 +177,8 @@ def test_band_islands_and_blockers_match_brute_force():
     rng = np.random.default_rng(11)
     plane = (rng.random((48, 48)) < 0.05).astype(np.uint8)
     labels, boxes, counts, in_band, positions = band_islands(plane, 6)
-    assert np.array_equal(labels, label_islands(plane, 1)[0]) and positions.tolist() == np.flatnonzero(plane).tolist()
+    assert np.array_equal(labels, label_islands(plane, LINK)[0])
+    assert positions.tolist() == np.flatnonzero(plane).tolist()
     band = np.ones_like(plane, dtype=bool)
     band[6:-6, 6:-6] = False
     order = []
@@ -309,6 +324,22 @@ def test_the_census_of_a_soup_that_throws_gliders_is_its_own():
     truth = census(ash, "B3/S23")
     found = soups.soup_search(0, "B3/S23", grids=soup[None], backend="bitpack-cpu")
     assert found.counts == truth and found.escaped == truth["xq4_153"] == 3
+
+
+def test_a_lightweight_spaceship_whose_phase_falls_apart_still_leaves():
+    """Soup 6 of seed 1 throws a lightweight spaceship; in one of its phases a cell stands apart
+    (two 8-connected islands), and when band islands were 8-connected it was never recognised, so
+    the soup grew past the widest plane and was censused as unstable. Its census now equals the
+    soup's own on a plane wide enough that nothing leaves it."""
+    rng = np.random.default_rng(1)
+    soup = [(rng.random((16, 16)) < 0.5).astype(np.uint8) for _ in range(7)][6]
+    side = 4096
+    plane = np.zeros((1, side, side), dtype=np.uint8)
+    plane[0, side // 2 - 8 : side // 2 + 8, side // 2 - 8 : side // 2 + 8] = soup
+    ash = get_engine("bitpack-cpu").advance(plane, parse_rule("B3/S23"), Topology.plane(side, side), 1800)[0]
+    truth = census(ash, "B3/S23")
+    found = soups.soup_search(0, "B3/S23", grids=soup[None], backend="bitpack-cpu")
+    assert found.unstable == 0 and found.counts == truth and truth["xq4_6frc"] == 1
 
 
 @pytest.mark.parametrize("rule", ["B3/S23", "B2-a/S12", "B36/S23", "B1/S1"])

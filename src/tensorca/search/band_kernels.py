@@ -12,17 +12,22 @@ from numba import njit
 
 from ..analysis.labels import label_live
 
+#: Cells this close (Chebyshev) belong to one island: 2, so that a spaceship whose phase falls into
+#: pieces (a lightweight spaceship's lone cell two steps from the rest) is one island, and can leave.
+LINK = 2
+
 
 @njit(cache=True)
 def band_islands(plane: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The 8-connected islands of ``plane`` ``(S, S)`` uint8 and those that reach its guard band.
+    """The islands of ``plane`` ``(S, S)`` uint8 (cells chained by Chebyshev steps of at most
+    :data:`LINK`) and those that reach its guard band.
 
     Returns ``(labels, boxes, counts, in_band, positions)``: ``labels`` ``(S, S)`` int32 as
     :func:`tensorca.analysis.labels.label_islands` numbers them (1..n); ``boxes`` ``(n, 4)`` int64
     rows ``(top, left, bottom, right)`` inclusive; ``counts`` ``(n,)`` int64 live cells; ``in_band``
     the labels with a live cell within ``guard`` cells of an edge, in raster order of each one's
     first such cell; ``positions`` the live cells' flat positions in raster order."""
-    labels, n, positions = label_live(plane, 1)
+    labels, n, positions = label_live(plane, LINK)
     size_y, size_x = plane.shape
     boxes = np.empty((n, 4), dtype=np.int64)
     for i in range(n):
@@ -75,4 +80,4 @@ def blocking_islands(labels: np.ndarray, positions: np.ndarray, alive: np.ndarra
     return np.flatnonzero(blocks)
 
 
-__all__ = ["band_islands", "blocking_islands"]
+__all__ = ["LINK", "band_islands", "blocking_islands"]

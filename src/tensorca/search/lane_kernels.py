@@ -141,4 +141,19 @@ def insert_plane(lanes: np.ndarray, g: int, lane: int, cells: np.ndarray, top: i
                 row[left + x + 1] |= np.uint64(1) << bit
 
 
-__all__ = ["COUNTER_BITS", "extract_plane", "insert_plane", "planes_differ", "scan_groups"]
+@njit(cache=True)
+def update_plane(lanes: np.ndarray, g: int, lane: int, before: np.ndarray, after: np.ndarray) -> None:
+    """Plane ``lane`` of group ``g`` held ``before`` ``(P, P)`` uint8 (0/1); make it ``after``,
+    touching only the words of the cells that changed (an edit is a few cells, or a shift)."""
+    bit = np.uint64(1) << np.uint64(lane)
+    a = lanes[g]
+    for y in range(after.shape[0]):
+        old = before[y]
+        new = after[y]
+        row = a[y + 1]
+        for x in range(after.shape[1]):
+            if old[x] != new[x]:
+                row[x + 1] ^= bit
+
+
+__all__ = ["COUNTER_BITS", "extract_plane", "insert_plane", "planes_differ", "scan_groups", "update_plane"]

@@ -40,7 +40,7 @@ from ..engines.bitpack_lanes import lanes_module
 from ..engines.lanes_layout import LANES
 from ..rules.base import Rule
 from ..topology import Topology
-from .lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups
+from .lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
 
 #: Generations per call of the lane kernels.
 CHUNK = 10
@@ -131,10 +131,13 @@ class LaneTier:
         extract_plane(self.lanes, slot // LANES, slot % LANES, self._plane)
         return self._plane.copy()
 
-    def write(self, slot: int, plane: np.ndarray) -> None:
-        """Replace the plane in ``slot`` (an edit: older snapshots no longer count)."""
+    def write(self, slot: int, plane: np.ndarray, before: np.ndarray | None = None) -> None:
+        """Replace the plane in ``slot`` (an edit: older snapshots no longer count). ``before``: what
+        the slot holds now, when the caller has it (then only the changed cells are written)."""
         if self.step_dense is not None:
             self.dense[slot] = np.array(plane, dtype=np.uint8)
+        elif before is not None:
+            update_plane(self.lanes, slot // LANES, slot % LANES, before, np.ascontiguousarray(plane, dtype=np.uint8))
         else:
             insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(plane, dtype=np.uint8), 0, 0)
         self.set_at[slot] = self.chunks
@@ -251,11 +254,12 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
         plane = None
         if band[slot]:
             plane = tier.plane(slot)
+            before = plane.copy()
             if not search.clear_band(soup, plane, GUARD):
                 outgrown.append((soup, crop(plane, copy=True)[0]))
                 tier.release(slot)
                 continue
-            tier.write(slot, plane)
+            tier.write(slot, plane, before)
             pops[slot] = int(np.count_nonzero(plane))
             tier.history[slot, tier.chunks % HISTORY] = pops[slot]
         if pops[slot] == 0:

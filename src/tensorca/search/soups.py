@@ -261,10 +261,11 @@ class _Search:
     def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
         """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide.
 
-        Islands reaching the band are taken in raster order of their first cell there; a small
-        spaceship among them leaves (is censused and erased) when it heads out through the band and
-        every other live island lies :data:`ESCAPE_GAP` cells behind it, or is a ship moving alongside
-        at its velocity."""
+        Islands (cells chained within :data:`.band_kernels.LINK` cells, so that a spaceship whose
+        phase falls into pieces is one island) reaching the band are taken in raster order of their
+        first cell there; a small spaceship among them leaves (is censused and erased) when it heads
+        out through the band and every other live island lies :data:`ESCAPE_GAP` cells behind it, or
+        is a ship moving alongside at its velocity."""
         size = plane.shape[0]
         labels, boxes, counts, in_band, positions = band_islands(plane, guard)
         if in_band.size == 0:
