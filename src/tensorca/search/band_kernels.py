@@ -80,4 +80,18 @@ def blocking_islands(labels: np.ndarray, positions: np.ndarray, alive: np.ndarra
     return np.flatnonzero(blocks)
 
 
-__all__ = ["LINK", "band_islands", "blocking_islands"]
+@njit(cache=True)
+def alive_box(boxes: np.ndarray, alive: np.ndarray) -> tuple[int, int, int, int]:
+    """``(top, left, bottom, right)`` (inclusive) around the boxes ``(n, 4)`` of the islands whose
+    label is ``alive`` (``(n + 1,)`` bool, by label); ``bottom < 0`` when none is."""
+    top, left, bottom, right = 1 << 62, 1 << 62, -1, -1
+    for g in range(boxes.shape[0]):
+        if alive[g + 1]:
+            top = min(top, boxes[g, 0])
+            left = min(left, boxes[g, 1])
+            bottom = max(bottom, boxes[g, 2])
+            right = max(right, boxes[g, 3])
+    return top, left, bottom, right
+
+
+__all__ = ["LINK", "alive_box", "band_islands", "blocking_islands"]

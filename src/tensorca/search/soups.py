@@ -53,7 +53,7 @@ from ..errors import EngineError, GridError, RuleError, UsageError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from .band_kernels import band_islands, blocking_islands
+from .band_kernels import alive_box, band_islands, blocking_islands
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 
@@ -290,11 +290,9 @@ class _Search:
             window = plane[top : bottom + 1, left : right + 1]
             window[labels[top : bottom + 1, left : right + 1] == label] = 0
             alive[label] = False
-        rest = boxes[alive[1:]]
-        if len(rest) == 0:
+        y0, x0, y1, x1 = alive_box(boxes, alive)
+        if y1 < 0:  # nothing left
             return True
-        y0, x0 = rest[:, 0].min(), rest[:, 1].min()
-        y1, x1 = rest[:, 2].max(), rest[:, 3].max()
         if y0 >= guard and y1 < size - guard and x0 >= guard and x1 < size - guard:
             return True
         h, w = int(y1 - y0 + 1), int(x1 - x0 + 1)
