@@ -39,6 +39,7 @@ MERGE_DISTANCE = 8
 UNRESOLVED = "zz_UNRESOLVED"
 #: Pairs of groups remembered as interacting or not (by cells and offset) before the memo starts over.
 PAIR_CACHE = 200_000
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ class Behaviour:
         """Every cell alive in some phase of one period (for a spaceship: along one period's path)."""
         cells, (x, y) = self._envelope
         return cells, (origin[0] + x, origin[1] + y)
+
+    @cached_property
+    def envelope_box(self) -> tuple[int, int, int, int]:
+        """``(x, y, width, height)`` of the envelope at origin (0, 0)."""
+        cells, (x, y) = self._envelope
+        return x, y, cells.shape[1], cells.shape[0]
 
     @cached_property
     def _envelope(self) -> State:
@@ -163,9 +170,16 @@ class Splitter:
         # Most ash is islands that are objects on their own (every island self-sufficient, no two
         # interacting): then the answer is the islands, found in one pass with no union-find.
         buffer, boxes = island_crops(np.ascontiguousarray(cells, dtype=np.uint8))
-        states = _cut(buffer, boxes, ox, oy)
-        info = [self.behaviour(s[0]) for s in states]
-        if len(states) == 1 or (all(b is not None for b in info) and not self._interacting_pairs(states, info)):
+        states, info = [], []
+        known = self._behaviour
+        offset = 0
+        for top, left, h, w in boxes.tolist():  # one loop: this runs for every island of every soup
+            piece = buffer[offset : offset + h * w].reshape(h, w)
+            offset += h * w
+            found = known.get(((h, w), piece.tobytes()), _MISSING)
+            info.append(self.behaviour(piece) if found is _MISSING else found)
+            states.append((piece, (left + ox, top + oy)))
+        if len(states) == 1 or (None not in info and not self._interacting_pairs(states, info)):
             return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
         return self._split_groups(state)
 
@@ -242,8 +256,11 @@ class Splitter:
 
 def _envelope_box(state: State, behaviour: Behaviour | None) -> tuple[int, int, int, int]:
     """``(x0, y0, x1, y1)``, exclusive ends, of the group's envelope (its cells when unresolved)."""
-    cells, (x, y) = behaviour.envelope(state[1]) if behaviour else state
-    return x, y, x + cells.shape[1], y + cells.shape[0]
+    x, y = state[1]
+    if behaviour is None:
+        return x, y, x + state[0].shape[1], y + state[0].shape[0]
+    dx, dy, w, h = behaviour.envelope_box
+    return x + dx, y + dy, x + dx + w, y + dy + h
 
 
 def _cut(buffer: np.ndarray, boxes: np.ndarray, ox: int, oy: int) -> list[State]:

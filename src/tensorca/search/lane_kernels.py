@@ -144,16 +144,23 @@ def insert_plane(lanes: np.ndarray, g: int, lane: int, cells: np.ndarray, top: i
 @njit(cache=True)
 def update_plane(lanes: np.ndarray, g: int, lane: int, before: np.ndarray, after: np.ndarray) -> None:
     """Plane ``lane`` of group ``g`` held ``before`` ``(P, P)`` uint8 (0/1); make it ``after``,
-    touching only the words of the cells that changed (an edit is a few cells, or a shift)."""
+    touching only the words of the cells that changed (an edit is a few cells, or a shift). The two
+    planes are compared eight cells a read."""
     bit = np.uint64(1) << np.uint64(lane)
     a = lanes[g]
-    for y in range(after.shape[0]):
-        old = before[y]
-        new = after[y]
-        row = a[y + 1]
-        for x in range(after.shape[1]):
-            if old[x] != new[x]:
-                row[x + 1] ^= bit
-
+    width = after.shape[1]
+    old = np.ascontiguousarray(before).reshape(-1)
+    new = np.ascontiguousarray(after).reshape(-1)
+    n = new.size // 8 * 8
+    old_words = old[:n].view(np.uint64)
+    new_words = new[:n].view(np.uint64)
+    for i in range(old_words.size):
+        if old_words[i] != new_words[i]:
+            for j in range(8 * i, 8 * i + 8):
+                if old[j] != new[j]:
+                    a[j // width + 1, j % width + 1] ^= bit
+    for j in range(n, new.size):
+        if old[j] != new[j]:
+            a[j // width + 1, j % width + 1] ^= bit
 
 __all__ = ["COUNTER_BITS", "extract_plane", "insert_plane", "planes_differ", "scan_groups", "update_plane"]
