@@ -22,7 +22,7 @@ from tensorca.engines import get_engine
 from tensorca.engines.bitpack_lanes import pack_lanes
 from tensorca.rules import parse_rule
 from tensorca.search import lane_tier, soups
-from tensorca.search.band_kernels import LINK, band_islands, blocking_islands
+from tensorca.search.band_kernels import LINK, band_islands, blocking_islands, scan_planes
 from tensorca.search.lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
 from tensorca.topology import Topology
 
@@ -171,6 +171,20 @@ def test_table_period_equals_stepping(rule):
                 break
         period, dx, dy = table_period(np.ascontiguousarray(cells), stepper._table, 40)
         assert (period, (dx, dy)) == expected
+
+
+@pytest.mark.parametrize("shape", [(5, 40, 40), (3, 33, 21), (2, 7, 5)])
+def test_scan_planes_gives_populations_and_bands(shape):
+    rng = np.random.default_rng(shape[1])
+    cells = (rng.random(shape) < 0.02).astype(np.uint8)
+    cells[0] = 0
+    cells[-1, shape[1] // 2, shape[2] // 2] = 1
+    guard = 3
+    pops, band = scan_planes(cells, guard)
+    inner = np.zeros(shape[1:], dtype=bool)
+    inner[guard:-guard, guard:-guard] = True
+    assert pops.tolist() == np.count_nonzero(cells, axis=(1, 2)).tolist()
+    assert band.tolist() == [bool((plane.astype(bool) & ~inner).any()) for plane in cells]
 
 
 def test_band_islands_and_blockers_match_brute_force():

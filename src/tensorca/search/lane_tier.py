@@ -40,6 +40,7 @@ from ..engines.bitpack_lanes import lanes_module
 from ..engines.lanes_layout import LANES
 from ..rules.base import Rule
 from ..topology import Topology
+from .band_kernels import scan_planes
 from .lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
 
 #: Generations per call of the lane kernels.
@@ -214,13 +215,11 @@ class LaneTier:
         band = np.zeros(self.capacity, dtype=bool)
         same = np.zeros(self.capacity, dtype=bool)
         before = self.dense_ring[self.chunks % depth]
+        if slots:
+            pops[busy], band[busy] = scan_planes(stepped, GUARD)
         for slot in slots:
-            plane = self.dense[slot]
-            pops[slot] = np.count_nonzero(plane)
-            band[slot] = (plane[:GUARD].any() or plane[-GUARD:].any() or plane[:, :GUARD].any()
-                          or plane[:, -GUARD:].any())
             old = before.get(slot)
-            same[slot] = old is not None and np.array_equal(old, plane)
+            same[slot] = old is not None and np.array_equal(old, self.dense[slot])
         self.history[:, self.chunks % HISTORY] = pops
         self.samples += 1
         same &= self.set_at <= self.chunks - depth

@@ -53,7 +53,7 @@ from ..errors import EngineError, GridError, RuleError, UsageError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from .band_kernels import alive_box, band_islands, blocking_islands
+from .band_kernels import alive_box, band_islands, blocking_islands, scan_planes
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 
@@ -403,14 +403,7 @@ class _Search:
         """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
         guard = CHUNK * self.reach
         cells = self.advance(tier.cells, CHUNK)
-        pops = np.count_nonzero(cells, axis=(1, 2))
-        # (B,) bool: some live cell lies in a plane's guard band.
-        band = np.asarray(
-            cells[:, :guard].any(axis=(1, 2))
-            | cells[:, -guard:].any(axis=(1, 2))
-            | cells[:, :, :guard].any(axis=(1, 2))
-            | cells[:, :, -guard:].any(axis=(1, 2))
-        )
+        pops, band = scan_planes(cells, guard)  # band: some live cell lies in a plane's guard band
         outgrown: list[tuple[_Soup, np.ndarray]] = []
         keep = np.ones(len(tier.soups), dtype=bool)
         for b, soup in enumerate(tier.soups):
