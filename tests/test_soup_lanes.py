@@ -317,6 +317,39 @@ def test_a_glider_leaves_only_with_everything_else_escape_gap_behind(behind):
     assert ys.min() >= 10 and xs.min() >= 10 and ys.max() < 118 and xs.max() < 118
 
 
+def test_the_lone_ship_shortcut_decides_as_the_island_loop(monkeypatch):
+    """clear_band first tries one glider alone in the band with everything behind it; with that
+    shortcut off (every call through the island loop) each soup's census and generation are the same."""
+    rng = np.random.default_rng(13)
+    grids = (rng.random((80, 16, 16)) < 0.5).astype(np.uint8)
+    taken = []
+    lone = soups.lone_band_island
+
+    def logged(plane, guard, limit):
+        found = lone(plane, guard, limit)
+        taken.append(found[3] > 0)
+        return found
+
+    monkeypatch.setattr(soups, "lone_band_island", logged)
+    fast = _per_soup(monkeypatch, grids, "B3/S23", lanes=True, when=True)
+    monkeypatch.setattr(soups, "lone_band_island",
+                        lambda plane, guard, limit: (*lone(plane, guard, limit)[:3], -1))
+    slow = _per_soup(monkeypatch, grids, "B3/S23", lanes=True, when=True)
+    assert fast == slow and sum(taken) > 20
+
+
+def test_a_lone_glider_with_everything_behind_leaves_at_once():
+    search = soups._Search(parse_rule("B3/S23"), get_engine("numpy"), "cpu", 1, 1000)
+    for block_row, leaves in ((40, True), (12, False)):  # 12: inside the plane, but not 12 rows behind
+        plane = np.zeros((128, 128), dtype=np.uint8)
+        plane[[2, 2, 3, 3, 4], [40, 41, 40, 42, 40]] = 1  # a glider moving (-1, -1)
+        plane[block_row : block_row + 2, 50:52] = 1
+        soup = soups._Soup(0)
+        assert search.clear_band(soup, plane, 10)
+        assert dict(soup.escaped) == ({"xq4_153": 1} if leaves else {})
+        assert int(plane.sum()) == (4 if leaves else 9)
+
+
 def test_a_glider_heading_inwards_stays():
     search = soups._Search(parse_rule("B3/S23"), get_engine("numpy"), "cpu", 1, 1000)
     plane = np.zeros((128, 128), dtype=np.uint8)

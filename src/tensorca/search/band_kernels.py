@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..analysis.labels import label_live
+from ..analysis.labels import label_live, live_positions
 
 #: Cells this close (Chebyshev) belong to one island: 2, so that a spaceship whose phase falls into
 #: pieces (a lightweight spaceship's lone cell two steps from the rest) is one island, and can leave.
@@ -135,4 +135,88 @@ def scan_planes(cells: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray]:
     return pops, band
 
 
-__all__ = ["LINK", "alive_box", "band_islands", "blocking_islands", "scan_planes"]
+@njit(cache=True)
+def lone_band_island(plane: np.ndarray, guard: int, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The island (cells chained within :data:`LINK`) of the first live cell in the guard band of
+    ``plane`` ``(S, S)`` uint8, when it is the only island there and has at most ``limit`` cells.
+
+    Returns ``(positions, mark, box, count)``: the live cells' flat positions, ``mark`` ``(S, S)``
+    uint8 (1 on the island's cells), its ``box`` ``(top, left, bottom, right)`` and its cell count;
+    ``count`` is 0 when no live cell is in the band and -1 when the island is larger than ``limit``
+    or another island reaches the band too (then ``mark`` is partial)."""
+    size_y, size_x = plane.shape
+    positions = live_positions(plane)
+    mark = np.zeros((size_y, size_x), dtype=np.uint8)
+    box = np.empty(4, dtype=np.int64)
+    start = -1
+    for p in positions:
+        y = p // size_x
+        x = p % size_x
+        if y < guard or y >= size_y - guard or x < guard or x >= size_x - guard:
+            start = p
+            break
+    if start < 0:
+        return positions, mark, box, 0
+    stack = np.empty(limit + 1, dtype=np.int64)
+    box[0] = box[2] = start // size_x
+    box[1] = box[3] = start % size_x
+    mark[box[0], box[1]] = 1
+    stack[0] = start
+    top = 1
+    count = 1
+    while top > 0:
+        top -= 1
+        y = stack[top] // size_x
+        x = stack[top] % size_x
+        for yy in range(max(0, y - LINK), min(size_y, y + LINK + 1)):
+            for xx in range(max(0, x - LINK), min(size_x, x + LINK + 1)):
+                if plane[yy, xx] != 0 and mark[yy, xx] == 0:
+                    if count == limit:
+                        return positions, mark, box, -1
+                    mark[yy, xx] = 1
+                    count += 1
+                    box[0] = min(box[0], yy)
+                    box[1] = min(box[1], xx)
+                    box[2] = max(box[2], yy)
+                    box[3] = max(box[3], xx)
+                    stack[top] = yy * size_x + xx
+                    top += 1
+    for p in positions:  # every live cell in the band must be the island's
+        y = p // size_x
+        x = p % size_x
+        if (y < guard or y >= size_y - guard or x < guard or x >= size_x - guard) and mark[y, x] == 0:
+            return positions, mark, box, -1
+    return positions, mark, box, count
+
+
+@njit(cache=True)
+def clear_behind(plane: np.ndarray, positions: np.ndarray, mark: np.ndarray, dx: int, dy: int,
+                 box: np.ndarray, gap: int) -> tuple[bool, int, int, int, int]:
+    """If every live cell of ``plane`` off ``mark`` lies at least ``gap`` cells behind ``box`` along
+    an axis of ``(dx, dy)`` (the rule of :func:`blocking_islands` with no island in the way), erase
+    the marked cells and return ``(True, top, left, bottom, right)`` of what is left (``bottom < 0``
+    when nothing is); else ``(False, ...)`` and nothing changes."""
+    width = plane.shape[1]
+    top, left, bottom, right = 1 << 62, 1 << 62, -1, -1
+    for p in positions:
+        y = p // width
+        x = p % width
+        if mark[y, x] != 0:
+            continue
+        behind = ((dx < 0 and x > box[3] + gap) or (dx > 0 and x < box[1] - gap)
+                  or (dy < 0 and y > box[2] + gap) or (dy > 0 and y < box[0] - gap))
+        if not behind:
+            return False, 0, 0, -1, -1
+        top = min(top, y)
+        left = min(left, x)
+        bottom = max(bottom, y)
+        right = max(right, x)
+    for y in range(box[0], box[2] + 1):
+        for x in range(box[1], box[3] + 1):
+            if mark[y, x] != 0:
+                plane[y, x] = 0
+    return True, top, left, bottom, right
+
+
+__all__ = ["LINK", "alive_box", "band_islands", "blocking_islands", "clear_behind", "lone_band_island",
+           "scan_planes"]

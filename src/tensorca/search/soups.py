@@ -53,7 +53,7 @@ from ..errors import EngineError, GridError, RuleError, UsageError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from .band_kernels import alive_box, band_islands, blocking_islands, scan_planes
+from .band_kernels import alive_box, band_islands, blocking_islands, clear_behind, lone_band_island, scan_planes
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 
@@ -78,6 +78,8 @@ LANE_MAX_PLANE = 256
 #: census came out 150 objects instead of 52). The gap makes that rare; a soup that cannot shed its
 #: ship moves to a wider plane instead.
 ESCAPE_GAP = 12
+#: Islands of at most this many cells in the guard band are checked for being spaceships.
+SHIP_CELLS = 64
 #: Smallest batch handed to the engine.
 MIN_BATCH = 4
 #: Batches of planes at least this wide are not padded (an empty 1024^2 plane costs as much as a soup).
@@ -267,13 +269,29 @@ class _Search:
         out through the band and every other live island lies :data:`ESCAPE_GAP` cells behind it, or
         is a ship moving alongside at its velocity."""
         size = plane.shape[0]
+        gap = max(ESCAPE_GAP, 2 * self.reach + 1)
+        # most calls: one glider alone in the band with everything behind it (the same outcome as the
+        # loop below, without labelling the plane)
+        positions, mark, box, count = lone_band_island(plane, guard, SHIP_CELLS)
+        if count == 0:
+            return True
+        if count > 0:
+            top, left, bottom, right = box.tolist()
+            behaviour = self.band_splitter.behaviour(plane[top : bottom + 1, left : right + 1]
+                                                     * mark[top : bottom + 1, left : right + 1])
+            if (behaviour is not None and behaviour.kind == "spaceship"
+                    and _heading_out(behaviour.displacement, box, size, guard)):
+                cleared, y0, x0, y1, x1 = clear_behind(plane, positions, mark, *behaviour.displacement, box, gap)
+                if cleared:
+                    soup.escaped[behaviour.apgcode] += 1
+                    soup.last_event = soup.gen
+                    return _recentre(plane, (y0, x0, y1, x1), guard)
         labels, boxes, counts, in_band, positions = band_islands(plane, guard)
         if in_band.size == 0:
             return True
         alive = np.ones(len(boxes) + 1, dtype=np.bool_)
         alive[0] = False
         ships: dict[int, tuple[tuple[int, int], str] | None] = {}  # label -> (displacement, apgcode)
-        gap = max(ESCAPE_GAP, 2 * self.reach + 1)
         for label in in_band.tolist():
             displacement = self._ship(label, labels, boxes, counts, plane, ships)
             if displacement is None or not _heading_out(displacement, boxes[label - 1], size, guard):
@@ -290,19 +308,7 @@ class _Search:
             window = plane[top : bottom + 1, left : right + 1]
             window[labels[top : bottom + 1, left : right + 1] == label] = 0
             alive[label] = False
-        y0, x0, y1, x1 = alive_box(boxes, alive)
-        if y1 < 0:  # nothing left
-            return True
-        if y0 >= guard and y1 < size - guard and x0 >= guard and x1 < size - guard:
-            return True
-        h, w = int(y1 - y0 + 1), int(x1 - x0 + 1)
-        if h > size - 2 * guard - 2 or w > size - 2 * guard - 2:
-            return False
-        content = plane[y0 : y1 + 1, x0 : x1 + 1].copy()
-        plane[:] = 0
-        top, left = (size - h) // 2, (size - w) // 2
-        plane[top : top + h, left : left + w] = content
-        return True
+        return _recentre(plane, alive_box(boxes, alive), guard)
 
     def _ship(self, label: int, labels: np.ndarray, boxes: np.ndarray, counts: np.ndarray, plane: np.ndarray,
               ships: dict) -> tuple[int, int] | None:
@@ -310,7 +316,7 @@ class _Search:
         memoises ``label -> (displacement, apgcode) or None``."""
         if label not in ships:
             ships[label] = None
-            if counts[label - 1] <= 64:
+            if counts[label - 1] <= SHIP_CELLS:
                 top, left, bottom, right = boxes[label - 1].tolist()
                 window = labels[top : bottom + 1, left : right + 1] == label
                 grid = plane[top : bottom + 1, left : right + 1] * window.astype(np.uint8)
@@ -490,6 +496,24 @@ def _ships_clear(found, reach: int) -> bool:
         )
         if not away:
             return False
+    return True
+
+
+def _recentre(plane: np.ndarray, box: tuple[int, int, int, int], guard: int) -> bool:
+    """What :meth:`_Search.clear_band` does with what is left in ``box`` ``(top, left, bottom,
+    right)`` (``bottom < 0``: nothing): nothing when it lies outside the guard band, else move it to
+    the middle of the plane; False when it is too wide to leave the band empty."""
+    y0, x0, y1, x1 = (int(v) for v in box)
+    size = plane.shape[0]
+    if y1 < 0 or (y0 >= guard and y1 < size - guard and x0 >= guard and x1 < size - guard):
+        return True
+    h, w = y1 - y0 + 1, x1 - x0 + 1
+    if h > size - 2 * guard - 2 or w > size - 2 * guard - 2:
+        return False
+    content = plane[y0 : y1 + 1, x0 : x1 + 1].copy()
+    plane[:] = 0
+    top, left = (size - h) // 2, (size - w) // 2
+    plane[top : top + h, left : left + w] = content
     return True
 
 
