@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._jit import HAVE_NUMBA
 from ..crop import crop
 from ..engines.numpy_reference import KINDS, apply_decay, step
 from ..errors import GridError, TopologyError
@@ -88,7 +89,7 @@ class Stepper:
             if cells.size == 0:
                 return cells, origin
             r = self.reach
-            if self._table is not None and self.spec.n_states == 2:
+            if self._table is not None and self.spec.n_states == 2 and HAVE_NUMBA:
                 cells, y0, x0 = table_step_cropped(np.ascontiguousarray(cells, dtype=np.uint8), self._table)
                 origin = (origin[0] - 1 + x0, origin[1] - 1 + y0)
                 continue
@@ -105,7 +106,7 @@ class Stepper:
         """``(period, displacement)`` of the cropped ``cells`` (0 and ``(0, 0)`` when it dies or does
         not recur within ``max_period`` generations), worked out in one compiled call for a two-state
         3x3 table rule; None for other rules (step them with :meth:`step`)."""
-        if self._table is None or self.spec.n_states != 2:
+        if self._table is None or self.spec.n_states != 2 or not HAVE_NUMBA:
             return None
         period, dx, dy = table_period(np.ascontiguousarray(cells, dtype=np.uint8), self._table, max_period)
         return period, (dx, dy)

@@ -4,7 +4,8 @@ and one generation of a small two-state pattern."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._jit import njit
 
 
 @njit(cache=True)

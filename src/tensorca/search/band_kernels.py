@@ -8,8 +8,8 @@ else far enough behind" without listing cells on the host.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._jit import HAVE_NUMBA, njit
 from ..analysis.labels import label_live, live_positions
 
 #: Cells this close (Chebyshev) belong to one island: 2, so that a spaceship whose phase falls into
@@ -94,8 +94,19 @@ def alive_box(boxes: np.ndarray, alive: np.ndarray) -> tuple[int, int, int, int]
     return top, left, bottom, right
 
 
-@njit(cache=True)
 def scan_planes(cells: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per plane of ``cells`` ``(B, H, W)`` uint8 (0/1): its population ``(B,)`` int64 and whether a
+    live cell lies within ``guard`` cells of an edge ``(B,)`` bool."""
+    if HAVE_NUMBA:
+        return _scan_planes(cells, guard)
+    pops = np.count_nonzero(cells, axis=(1, 2)).astype(np.int64)
+    band = (cells[:, :guard].any(axis=(1, 2)) | cells[:, -guard:].any(axis=(1, 2))
+            | cells[:, :, :guard].any(axis=(1, 2)) | cells[:, :, -guard:].any(axis=(1, 2)))
+    return pops, band
+
+
+@njit(cache=True)
+def _scan_planes(cells: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray]:
     """Per plane of ``cells`` ``(B, H, W)`` uint8 (0/1): its population ``(B,)`` int64 and whether a
     live cell lies within ``guard`` cells of an edge ``(B,)`` bool, read eight cells at a time
     (numpy's ``count_nonzero`` over axes made a bool copy of the batch first)."""

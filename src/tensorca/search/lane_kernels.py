@@ -19,7 +19,8 @@ in parallel, 0.3 s on one thread).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._jit import njit
 
 #: Bits of the per-lane population counters (bit-sliced): planes up to 2^20 - 1 cells.
 COUNTER_BITS = 20

@@ -35,8 +35,6 @@ from typing import Any
 import numpy as np
 
 from ..crop import crop
-from ..engines.bitpack_circuit import rule_table, why_not_bitpack
-from ..engines.bitpack_lanes import lanes_module
 from ..engines.lanes_layout import LANES
 from ..rules.base import Rule
 from ..topology import Topology
@@ -57,6 +55,13 @@ HISTORY = 120
 def lane_module_for(rule: Rule) -> Any | None:
     """The compiled lane kernels for ``rule``, or None when it cannot run in lanes (not a 3x3
     two-state table rule, or the specialised-module cap is reached)."""
+    from .._jit import HAVE_NUMBA
+
+    if not HAVE_NUMBA:  # the lane kernels are compiled code only
+        return None
+    from ..engines.bitpack_circuit import rule_table, why_not_bitpack
+    from ..engines.bitpack_lanes import lanes_module
+
     spec = rule.compile()
     if spec.n_states != 2 or why_not_bitpack(spec, Topology.plane(8, 8)) is not None:
         return None
