@@ -359,17 +359,21 @@ def test_a_glider_heading_inwards_stays():
     assert not soup.escaped and int(plane.sum()) == 5
 
 
+def _searched_and_alone(index: int, side: int, generations: int) -> tuple[dict, soups.SoupSearchResult]:
+    """Soup ``index`` of seed 1: its census run alone in the middle of a ``side``^2 plane for
+    ``generations`` (wide enough that nothing leaves it), and the soup search's result for it."""
+    rng = np.random.default_rng(1)
+    soup = [(rng.random((16, 16)) < 0.5).astype(np.uint8) for _ in range(index + 1)][index]
+    plane = np.zeros((1, side, side), dtype=np.uint8)
+    plane[0, side // 2 - 8 : side // 2 + 8, side // 2 - 8 : side // 2 + 8] = soup
+    ash = get_engine("bitpack-cpu").advance(plane, parse_rule("B3/S23"), Topology.plane(side, side), generations)[0]
+    return census(ash, "B3/S23"), soups.soup_search(0, "B3/S23", grids=soup[None], backend="bitpack-cpu")
+
+
 def test_the_census_of_a_soup_that_throws_gliders_is_its_own():
     """Soup 119 of seed 1 throws a glider that, removed 3 cells ahead of the growing soup (the old
     gap), was caught; the census equals the soup's own on a plane wide enough that nothing leaves it."""
-    rng = np.random.default_rng(1)
-    soup = [(rng.random((16, 16)) < 0.5).astype(np.uint8) for _ in range(120)][119]
-    side = 1024
-    plane = np.zeros((1, side, side), dtype=np.uint8)
-    plane[0, side // 2 - 8 : side // 2 + 8, side // 2 - 8 : side // 2 + 8] = soup
-    ash = get_engine("bitpack-cpu").advance(plane, parse_rule("B3/S23"), Topology.plane(side, side), 1200)[0]
-    truth = census(ash, "B3/S23")
-    found = soups.soup_search(0, "B3/S23", grids=soup[None], backend="bitpack-cpu")
+    truth, found = _searched_and_alone(119, 1024, 1200)
     assert found.counts == truth and found.escaped == truth["xq4_153"] == 3
 
 
@@ -378,14 +382,7 @@ def test_a_lightweight_spaceship_whose_phase_falls_apart_still_leaves():
     (two 8-connected islands), and when band islands were 8-connected it was never recognised, so
     the soup grew past the widest plane and was censused as unstable. Its census now equals the
     soup's own on a plane wide enough that nothing leaves it."""
-    rng = np.random.default_rng(1)
-    soup = [(rng.random((16, 16)) < 0.5).astype(np.uint8) for _ in range(7)][6]
-    side = 4096
-    plane = np.zeros((1, side, side), dtype=np.uint8)
-    plane[0, side // 2 - 8 : side // 2 + 8, side // 2 - 8 : side // 2 + 8] = soup
-    ash = get_engine("bitpack-cpu").advance(plane, parse_rule("B3/S23"), Topology.plane(side, side), 1800)[0]
-    truth = census(ash, "B3/S23")
-    found = soups.soup_search(0, "B3/S23", grids=soup[None], backend="bitpack-cpu")
+    truth, found = _searched_and_alone(6, 4096, 1800)
     assert found.unstable == 0 and found.counts == truth and truth["xq4_6frc"] == 1
 
 

@@ -30,34 +30,45 @@ def live_positions(cells: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def flood(cells: np.ndarray, labels: np.ndarray, queue: np.ndarray, start: int, link: int, value: int,
+          limit: int) -> int:
+    """Give ``value`` in ``labels`` (same shape as ``cells``, 0 = not yet) to the island of the live
+    cell at flat position ``start``: live cells chained by Chebyshev steps of at most ``link``.
+
+    ``queue`` (room for ``limit`` positions) holds the island's flat positions when it returns their
+    count; -1 when the island has more than ``limit`` cells (then it is labelled only in part)."""
+    h, w = cells.shape
+    labels[start // w, start % w] = value
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        y = queue[head] // w
+        x = queue[head] % w
+        head += 1
+        for yy in range(max(0, y - link), min(h, y + link + 1)):
+            for xx in range(max(0, x - link), min(w, x + link + 1)):
+                if cells[yy, xx] != 0 and labels[yy, xx] == 0:
+                    if tail == limit:
+                        return -1
+                    labels[yy, xx] = value
+                    queue[tail] = yy * w + xx
+                    tail += 1
+    return tail
+
+
+@njit(cache=True)
 def label_live(cells: np.ndarray, link: int) -> tuple[np.ndarray, int, np.ndarray]:
     """:func:`label_islands` that also returns the live cells' flat positions (raster order):
     ``(labels, n, positions)``; the work is proportional to the live cells, not the area."""
     h, w = cells.shape
     positions = live_positions(cells)
     labels = np.zeros((h, w), dtype=np.int32)
-    stack = np.empty(positions.size, dtype=np.int64)  # a cell is pushed once, when it is labelled
+    queue = np.empty(max(1, positions.size), dtype=np.int64)  # a cell is queued once, when it is labelled
     n = 0
     for p in positions:
-        y0 = p // w
-        x0 = p % w
-        if labels[y0, x0] != 0:
-            continue
-        n += 1
-        labels[y0, x0] = n
-        top = 0
-        stack[top] = p
-        top += 1
-        while top > 0:
-            top -= 1
-            y = stack[top] // w
-            x = stack[top] % w
-            for yy in range(max(0, y - link), min(h, y + link + 1)):
-                for xx in range(max(0, x - link), min(w, x + link + 1)):
-                    if cells[yy, xx] != 0 and labels[yy, xx] == 0:
-                        labels[yy, xx] = n
-                        stack[top] = yy * w + xx
-                        top += 1
+        if labels[p // w, p % w] == 0:
+            n += 1
+            flood(cells, labels, queue, p, link, n, queue.size)
     return labels, n, positions
 
 
@@ -217,13 +228,14 @@ def group_crops(coords: np.ndarray, values: np.ndarray, ranks: np.ndarray, n: in
 
 
 @njit(cache=True)
-def island_boxes(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """The 8-connected islands of ``cells`` ``(H, W)`` uint8 and their boxes.
+def island_boxes(cells: np.ndarray, link: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """The islands of ``cells`` ``(H, W)`` uint8 (cells chained by Chebyshev steps of at most
+    ``link``: 1 for 8-connected) and their boxes.
 
-    Returns ``(labels, boxes, n, positions)``: ``labels`` as :func:`label_islands` with ``link=1``
-    (raster order of each island's first cell), ``boxes`` ``(n, 4)`` int64 rows ``(top, left,
-    bottom, right)``, inclusive, and the live cells' flat positions as :func:`live_positions`."""
-    labels, n, positions = label_live(cells, 1)
+    Returns ``(labels, boxes, n, positions)``: ``labels`` as :func:`label_islands` (raster order of
+    each island's first cell), ``boxes`` ``(n, 4)`` int64 rows ``(top, left, bottom, right)``,
+    inclusive, and the live cells' flat positions as :func:`live_positions`."""
+    labels, n, positions = label_live(cells, link)
     h, w = cells.shape
     boxes = np.empty((n, 4), dtype=np.int64)
     for i in range(n):
@@ -247,7 +259,7 @@ def island_crops(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each 8-connected island of ``cells`` ``(H, W)`` uint8 cut to its bounding box (its own
     cells only, states kept), islands in raster order of their first cell: ``(buffer, boxes)``
     as :func:`group_crops` returns them (``boxes`` rows ``(top, left, height, width)``)."""
-    labels, corners, n, positions = island_boxes(cells)
+    labels, corners, n, positions = island_boxes(cells, 1)
     boxes = np.empty((n, 4), dtype=np.int64)
     offsets = np.empty(n + 1, dtype=np.int64)
     offsets[0] = 0
@@ -288,6 +300,5 @@ def close_pairs(boxes: np.ndarray, usable: np.ndarray, near: int) -> np.ndarray:
     return out[:m]
 
 
-__all__ = ["close_pairs", "group_crops", "island_boxes", "island_crops", "label_islands", "label_live", "live_cells",
-           "live_positions", "nearest_group", "table_period",
-           "table_step_cropped"]
+__all__ = ["close_pairs", "flood", "group_crops", "island_boxes", "island_crops", "label_islands", "label_live",
+           "live_cells", "live_positions", "nearest_group", "table_period", "table_step_cropped"]

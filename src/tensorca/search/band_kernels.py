@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import HAVE_NUMBA, njit
-from ..analysis.labels import label_live, live_positions
+from ..analysis.labels import flood, island_boxes, live_positions
 
 #: Cells this close (Chebyshev) belong to one island: 2, so that a spaceship whose phase falls into
 #: pieces (a lightweight spaceship's lone cell two steps from the rest) is one island, and can leave.
@@ -27,14 +27,8 @@ def band_islands(plane: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray,
     rows ``(top, left, bottom, right)`` inclusive; ``counts`` ``(n,)`` int64 live cells; ``in_band``
     the labels with a live cell within ``guard`` cells of an edge, in raster order of each one's
     first such cell; ``positions`` the live cells' flat positions in raster order."""
-    labels, n, positions = label_live(plane, LINK)
+    labels, boxes, n, positions = island_boxes(plane, LINK)
     size_y, size_x = plane.shape
-    boxes = np.empty((n, 4), dtype=np.int64)
-    for i in range(n):
-        boxes[i, 0] = size_y
-        boxes[i, 1] = size_x
-        boxes[i, 2] = -1
-        boxes[i, 3] = -1
     counts = np.zeros(n, dtype=np.int64)
     seen = np.zeros(n + 1, dtype=np.bool_)
     in_band = np.empty(n, dtype=np.int64)
@@ -43,12 +37,7 @@ def band_islands(plane: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray,
         y = p // size_x
         x = p % size_x
         label = labels[y, x]
-        g = label - 1
-        counts[g] += 1
-        boxes[g, 0] = min(boxes[g, 0], y)
-        boxes[g, 1] = min(boxes[g, 1], x)
-        boxes[g, 2] = max(boxes[g, 2], y)
-        boxes[g, 3] = max(boxes[g, 3], x)
+        counts[label - 1] += 1
         if (y < guard or y >= size_y - guard or x < guard or x >= size_x - guard) and not seen[label]:
             seen[label] = True
             in_band[m] = label
@@ -168,30 +157,19 @@ def lone_band_island(plane: np.ndarray, guard: int, limit: int) -> tuple[np.ndar
             break
     if start < 0:
         return positions, mark, box, 0
-    stack = np.empty(limit + 1, dtype=np.int64)
-    box[0] = box[2] = start // size_x
-    box[1] = box[3] = start % size_x
-    mark[box[0], box[1]] = 1
-    stack[0] = start
-    top = 1
-    count = 1
-    while top > 0:
-        top -= 1
-        y = stack[top] // size_x
-        x = stack[top] % size_x
-        for yy in range(max(0, y - LINK), min(size_y, y + LINK + 1)):
-            for xx in range(max(0, x - LINK), min(size_x, x + LINK + 1)):
-                if plane[yy, xx] != 0 and mark[yy, xx] == 0:
-                    if count == limit:
-                        return positions, mark, box, -1
-                    mark[yy, xx] = 1
-                    count += 1
-                    box[0] = min(box[0], yy)
-                    box[1] = min(box[1], xx)
-                    box[2] = max(box[2], yy)
-                    box[3] = max(box[3], xx)
-                    stack[top] = yy * size_x + xx
-                    top += 1
+    queue = np.empty(limit, dtype=np.int64)
+    count = flood(plane, mark, queue, start, LINK, 1, limit)
+    if count < 0:
+        return positions, mark, box, -1
+    box[0] = box[1] = 1 << 62
+    box[2] = box[3] = -1
+    for k in range(count):
+        y = queue[k] // size_x
+        x = queue[k] % size_x
+        box[0] = min(box[0], y)
+        box[1] = min(box[1], x)
+        box[2] = max(box[2], y)
+        box[3] = max(box[3], x)
     for p in positions:  # every live cell in the band must be the island's
         y = p // size_x
         x = p % size_x
