@@ -121,6 +121,9 @@ def test_island_crops_and_live_positions_match_brute_force(shape):
     cells = (rng.random(shape) < 0.1).astype(np.uint8) * rng.integers(1, 4, size=shape).astype(np.uint8)
     assert live_positions(cells).tolist() == np.flatnonzero(cells).tolist()
     assert live_positions(cells[:, 1:]).tolist() == np.flatnonzero(cells[:, 1:]).tolist()  # not contiguous
+    big = np.zeros((1100, 1000), dtype=np.uint8)  # past ROOM_FOR_ALL: counted first
+    big[::97, ::89] = 1
+    assert live_positions(big).tolist() == np.flatnonzero(big).tolist()
     labels, n = label_islands(cells, 1)
     buffer, boxes = island_crops(cells)
     assert len(boxes) == n

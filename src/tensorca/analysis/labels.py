@@ -7,6 +7,10 @@ import numpy as np
 
 from .._jit import njit
 
+#: :func:`live_positions` sizes its output for every cell up to this many cells (one pass), and
+#: counts the live cells first above it.
+ROOM_FOR_ALL = 1 << 20
+
 
 @njit(cache=True)
 def live_positions(cells: np.ndarray) -> np.ndarray:
@@ -14,7 +18,16 @@ def live_positions(cells: np.ndarray) -> np.ndarray:
     uint8, read eight cells at a time (soup planes are mostly empty)."""
     flat = np.ascontiguousarray(cells).reshape(-1)
     words = flat[: flat.size // 8 * 8].view(np.uint64)
-    out = np.empty(flat.size, dtype=np.int64)  # one pass into room for every cell, then cut
+    room = flat.size
+    if room > ROOM_FOR_ALL:  # a big grid: count first rather than hold 8 bytes for every cell
+        room = 0
+        for i in range(words.size):
+            if words[i] != 0:
+                for j in range(8 * i, 8 * i + 8):
+                    room += flat[j] != 0
+        for j in range(words.size * 8, flat.size):
+            room += flat[j] != 0
+    out = np.empty(room, dtype=np.int64)  # small planes: one pass into room for every cell, then cut
     k = 0
     for i in range(words.size):
         if words[i] != 0:
@@ -172,28 +185,6 @@ def table_period(cells: np.ndarray, table: np.ndarray, max_period: int) -> tuple
 
 
 @njit(cache=True)
-def live_cells(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(ys, xs)`` int64 of the non-zero cells of ``cells`` ``(H, W)`` uint8 in raster order (as
-    ``np.nonzero``, several times faster on sparse planes)."""
-    h, w = cells.shape
-    count = 0
-    for y in range(h):
-        for x in range(w):
-            if cells[y, x] != 0:
-                count += 1
-    ys = np.empty(count, dtype=np.int64)
-    xs = np.empty(count, dtype=np.int64)
-    k = 0
-    for y in range(h):
-        for x in range(w):
-            if cells[y, x] != 0:
-                ys[k] = y
-                xs[k] = x
-                k += 1
-    return ys, xs
-
-
-@njit(cache=True)
 def group_crops(coords: np.ndarray, values: np.ndarray, ranks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each group's cells cut to its bounding box, all in one buffer.
 
@@ -301,4 +292,4 @@ def close_pairs(boxes: np.ndarray, usable: np.ndarray, near: int) -> np.ndarray:
 
 
 __all__ = ["close_pairs", "flood", "group_crops", "island_boxes", "island_crops", "label_islands", "label_live",
-           "live_cells", "live_positions", "nearest_group", "table_period", "table_step_cropped"]
+           "live_positions", "nearest_group", "table_period", "table_step_cropped"]
