@@ -274,7 +274,7 @@ def test_the_last_soups_as_plain_planes_keep_their_census(monkeypatch):
     to_dense = lane_tier.LaneTier.to_dense
 
     def logged(tier, step):
-        turned.append((tier.size, len(tier.soups)))
+        turned.append((tier.size, tier.occupied))
         to_dense(tier, step)
 
     monkeypatch.setattr(lane_tier.LaneTier, "to_dense", logged)

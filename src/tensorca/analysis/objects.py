@@ -112,14 +112,14 @@ class Splitter:
         self.stepper = stepper
         self.max_period = max_period
         self._behaviour: dict[tuple, Behaviour | None] = {}
-        self._interacts: dict[tuple, bool] = {}
         self._pairs: dict[tuple, bool] = {}
 
     # -- behaviour of one group in isolation ---------------------------------------------
     def behaviour(self, cells: np.ndarray) -> Behaviour | None:
         key = (cells.shape, cells.tobytes())
-        if key in self._behaviour:
-            return self._behaviour[key]
+        result = self._behaviour.get(key, _MISSING)
+        if result is not _MISSING:
+            return result
         result = None
         found = self.stepper.period(cells, self.max_period)
         if found is not None and found[0] == 0:  # dies or does not recur: most misses of a big search
@@ -144,10 +144,8 @@ class Splitter:
 
     # -- do two self-sufficient groups interact? -----------------------------------------
     def interact(self, a: State, ba: Behaviour, b: State, bb: Behaviour) -> bool:
-        offset = (b[1][0] - a[1][0], b[1][1] - a[1][1])
-        key = (a[0].shape, a[0].tobytes(), b[0].shape, b[0].tobytes(), offset)
-        if key in self._interacts:
-            return self._interacts[key]
+        """True when the two self-sufficient groups, run together, differ from each run alone
+        (not memoised here: :meth:`_pair_interacts` remembers the answers, in bounded memory)."""
         lcm = ba.period * bb.period // math.gcd(ba.period, bb.period)
         span = lcm if lcm <= 4 * self.max_period else 2 * max(ba.period, bb.period)
         state = compose([a, b])
@@ -158,7 +156,6 @@ class Splitter:
             if state[1] != expected[1] or not same(state[0], expected[0]):
                 result = True
                 break
-        self._interacts[key] = result
         return result
 
     # -- the whole decomposition ---------------------------------------------------------
@@ -169,16 +166,8 @@ class Splitter:
             return []
         # Most ash is islands that are objects on their own (every island self-sufficient, no two
         # interacting): then the answer is the islands, found in one pass with no union-find.
-        buffer, boxes = island_crops(np.ascontiguousarray(cells, dtype=np.uint8))
-        states, info = [], []
-        known = self._behaviour
-        offset = 0
-        for top, left, h, w in boxes.tolist():  # one loop: this runs for every island of every soup
-            piece = buffer[offset : offset + h * w].reshape(h, w)
-            offset += h * w
-            found = known.get(((h, w), piece.tobytes()), _MISSING)
-            info.append(self.behaviour(piece) if found is _MISSING else found)
-            states.append((piece, (left + ox, top + oy)))
+        states = _cut(*island_crops(np.ascontiguousarray(cells, dtype=np.uint8)), ox, oy)
+        info = [self.behaviour(piece) for piece, _ in states]
         if len(states) == 1 or (None not in info and not self._interacting_pairs(states, info)):
             return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
         return self._split_groups(state)

@@ -17,6 +17,20 @@ from ..analysis.labels import flood, island_boxes, live_positions
 LINK = 2
 
 
+
+@njit(cache=True, inline="always")
+def _in_band(y: int, x: int, size_y: int, size_x: int, guard: int) -> bool:
+    """Cell ``(y, x)`` lies within ``guard`` cells of an edge of a ``(size_y, size_x)`` plane."""
+    return y < guard or y >= size_y - guard or x < guard or x >= size_x - guard
+
+
+@njit(cache=True, inline="always")
+def _behind(y: int, x: int, dx: int, dy: int, box: np.ndarray, gap: int) -> bool:
+    """Cell ``(y, x)`` lies at least ``gap`` cells behind ``box`` ``(top, left, bottom, right)``
+    along an axis a ship moving ``(dx, dy)`` moves on."""
+    return ((dx < 0 and x > box[3] + gap) or (dx > 0 and x < box[1] - gap)
+            or (dy < 0 and y > box[2] + gap) or (dy > 0 and y < box[0] - gap))
+
 @njit(cache=True)
 def band_islands(plane: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The islands of ``plane`` ``(S, S)`` uint8 (cells chained by Chebyshev steps of at most
@@ -38,7 +52,7 @@ def band_islands(plane: np.ndarray, guard: int) -> tuple[np.ndarray, np.ndarray,
         x = p % size_x
         label = labels[y, x]
         counts[label - 1] += 1
-        if (y < guard or y >= size_y - guard or x < guard or x >= size_x - guard) and not seen[label]:
+        if _in_band(y, x, size_y, size_x, guard) and not seen[label]:
             seen[label] = True
             in_band[m] = label
             m += 1
@@ -62,9 +76,7 @@ def blocking_islands(labels: np.ndarray, positions: np.ndarray, alive: np.ndarra
         label = labels[y, x]
         if label == own or not alive[label] or blocks[label]:
             continue
-        behind = ((dx < 0 and x > box[3] + gap) or (dx > 0 and x < box[1] - gap)
-                  or (dy < 0 and y > box[2] + gap) or (dy > 0 and y < box[0] - gap))
-        if not behind:
+        if not _behind(y, x, dx, dy, box, gap):
             blocks[label] = True
     return np.flatnonzero(blocks)
 
@@ -152,7 +164,7 @@ def lone_band_island(plane: np.ndarray, guard: int, limit: int) -> tuple[np.ndar
     for p in positions:
         y = p // size_x
         x = p % size_x
-        if y < guard or y >= size_y - guard or x < guard or x >= size_x - guard:
+        if _in_band(y, x, size_y, size_x, guard):
             start = p
             break
     if start < 0:
@@ -173,7 +185,7 @@ def lone_band_island(plane: np.ndarray, guard: int, limit: int) -> tuple[np.ndar
     for p in positions:  # every live cell in the band must be the island's
         y = p // size_x
         x = p % size_x
-        if (y < guard or y >= size_y - guard or x < guard or x >= size_x - guard) and mark[y, x] == 0:
+        if _in_band(y, x, size_y, size_x, guard) and mark[y, x] == 0:
             return positions, mark, box, -1
     return positions, mark, box, count
 
@@ -192,9 +204,7 @@ def clear_behind(plane: np.ndarray, positions: np.ndarray, mark: np.ndarray, dx:
         x = p % width
         if mark[y, x] != 0:
             continue
-        behind = ((dx < 0 and x > box[3] + gap) or (dx > 0 and x < box[1] - gap)
-                  or (dy < 0 and y > box[2] + gap) or (dy > 0 and y < box[0] - gap))
-        if not behind:
+        if not _behind(y, x, dx, dy, box, gap):
             return False, 0, 0, -1, -1
         top = min(top, y)
         left = min(left, x)

@@ -39,6 +39,16 @@ def _add_word(counter: np.ndarray, word: np.uint64, at: int) -> None:
         carry = t
 
 
+
+@njit(cache=True)
+def _add_nibbles(counter: np.ndarray, b0: np.uint64, b1: np.uint64, b2: np.uint64, b3: np.uint64) -> None:
+    """Add a 4-bit bit-sliced counter (``b0`` the low bits of all 64 lanes .. ``b3`` the high) to
+    the wide counter ``counter``."""
+    _add_word(counter, b0, 0)
+    _add_word(counter, b1, 1)
+    _add_word(counter, b2, 2)
+    _add_word(counter, b3, 3)
+
 @njit(cache=True)
 def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarray) -> None:
     """Per plane: population and guard-band occupancy.
@@ -74,18 +84,12 @@ def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarra
                 b3 ^= c
                 added += 1
                 if added == 15:
-                    _add_word(counter, b0, 0)
-                    _add_word(counter, b1, 1)
-                    _add_word(counter, b2, 2)
-                    _add_word(counter, b3, 3)
+                    _add_nibbles(counter, b0, b1, b2, b3)
                     b0 = b1 = b2 = b3 = np.uint64(0)
                     added = 0
                 if in_band_row or x <= guard or x > w - guard:
                     edge |= word
-        _add_word(counter, b0, 0)
-        _add_word(counter, b1, 1)
-        _add_word(counter, b2, 2)
-        _add_word(counter, b3, 3)
+        _add_nibbles(counter, b0, b1, b2, b3)
         band[g] = edge
         for lane in range(64):
             total = 0

@@ -84,9 +84,8 @@ class LaneTier:
         #: The planes at the start of each of the last LAG // CHUNK chunks (a ring by chunk number).
         self.ring = np.zeros((LAG // CHUNK, groups, size + 2, size + 2), dtype=np.uint64)
         self.slots: list[Any | None] = [None] * self.capacity
-        #: ``(slots,)`` bool: which slots hold a soup (``slots[s] is not None``), and how many do.
+        #: ``(slots,)`` bool: which slots hold a soup (``slots[s] is not None``), read every chunk.
         self.busy = np.zeros(self.capacity, dtype=bool)
-        self.occupied = 0
         self.pending: list[tuple[Any, np.ndarray]] = []
         self.gen = np.zeros(self.capacity, dtype=np.int64)
         #: The chunk after which each slot's plane was last set by the host (a soup placed or edited).
@@ -103,9 +102,9 @@ class LaneTier:
         self.dense_ring: list[dict[int, np.ndarray]] = [{} for _ in range(LAG // CHUNK)]
 
     @property
-    def soups(self) -> list[Any]:
-        """The soups running now."""
-        return [s for s in self.slots if s is not None]
+    def occupied(self) -> int:
+        """How many soups run in this tier."""
+        return int(np.count_nonzero(self.busy))
 
     def admit(self) -> None:
         """Place pending soups in the middle of free planes, lowest slots first (so the groups
@@ -125,7 +124,6 @@ class LaneTier:
                              top, left)
             self.slots[slot] = soup
             self.busy[slot] = True
-            self.occupied += 1
             self.gen[slot] = soup.gen
             self.set_at[slot] = self.chunks
             self.samples[slot] = 0
@@ -151,7 +149,6 @@ class LaneTier:
     def release(self, slot: int) -> None:
         self.slots[slot] = None
         self.busy[slot] = False
-        self.occupied -= 1
         self.dense.pop(slot, None)
 
     def to_dense(self, step: Callable[[np.ndarray], np.ndarray]) -> None:

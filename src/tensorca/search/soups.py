@@ -43,7 +43,7 @@ import numpy as np
 from .. import costmodel
 from ..analysis.census import sorted_counts, splitter_for
 from ..analysis.evolve import Stepper
-from ..analysis.objects import UNRESOLVED, Splitter
+from ..analysis.objects import UNRESOLVED, Behaviour, Splitter
 from ..arrays import like_input, to_engine
 from ..cpu_load import numba_threads
 from ..crop import crop
@@ -270,22 +270,9 @@ class _Search:
         is a ship moving alongside at its velocity."""
         size = plane.shape[0]
         gap = max(ESCAPE_GAP, 2 * self.reach + 1)
-        # most calls: one glider alone in the band with everything behind it (the same outcome as the
-        # loop below, without labelling the plane)
-        positions, mark, box, count = lone_band_island(plane, guard, SHIP_CELLS)
-        if count == 0:
-            return True
-        if count > 0:
-            top, left, bottom, right = box.tolist()
-            behaviour = self.band_splitter.behaviour(plane[top : bottom + 1, left : right + 1]
-                                                     * mark[top : bottom + 1, left : right + 1])
-            if (behaviour is not None and behaviour.kind == "spaceship"
-                    and _heading_out(behaviour.displacement, box, size, guard)):
-                cleared, y0, x0, y1, x1 = clear_behind(plane, positions, mark, *behaviour.displacement, box, gap)
-                if cleared:
-                    soup.escaped[behaviour.apgcode] += 1
-                    soup.last_event = soup.gen
-                    return _recentre(plane, (y0, x0, y1, x1), guard)
+        settled = self._lone_ship_leaves(soup, plane, guard, gap)
+        if settled is not None:
+            return settled
         labels, boxes, counts, in_band, positions = band_islands(plane, guard)
         if in_band.size == 0:
             return True
@@ -310,6 +297,33 @@ class _Search:
             alive[label] = False
         return _recentre(plane, alive_box(boxes, alive), guard)
 
+    def _lone_ship_leaves(self, soup: _Soup, plane: np.ndarray, guard: int, gap: int) -> bool | None:
+        """The most common band: one small spaceship alone in it, heading out, with everything else
+        behind it. Then it leaves and the result of :meth:`clear_band` is returned, decided as its
+        island loop would decide it, without labelling the plane; None when the band is not that."""
+        positions, mark, box, count = lone_band_island(plane, guard, SHIP_CELLS)
+        if count == 0:  # nothing in the band
+            return True
+        if count < 0:
+            return None
+        top, left, bottom, right = box.tolist()
+        window = (slice(top, bottom + 1), slice(left, right + 1))
+        behaviour = self._spaceship(plane[window] * mark[window])
+        if behaviour is None or not _heading_out(behaviour.displacement, box, plane.shape[0], guard):
+            return None
+        cleared, y0, x0, y1, x1 = clear_behind(plane, positions, mark, *behaviour.displacement, box, gap)
+        if not cleared:
+            return None
+        soup.escaped[behaviour.apgcode] += 1
+        soup.last_event = soup.gen
+        return _recentre(plane, (y0, x0, y1, x1), guard)
+
+    def _spaceship(self, island: np.ndarray) -> Behaviour | None:
+        """The behaviour of ``island`` (one island's cells cut to its box, uint8) when it is a
+        spaceship; else None."""
+        behaviour = self.band_splitter.behaviour(island)
+        return behaviour if behaviour is not None and behaviour.kind == "spaceship" else None
+
     def _ship(self, label: int, labels: np.ndarray, boxes: np.ndarray, counts: np.ndarray, plane: np.ndarray,
               ships: dict) -> tuple[int, int] | None:
         """The displacement of island ``label`` if it is a small spaceship alone, else None; ``ships``
@@ -318,10 +332,9 @@ class _Search:
             ships[label] = None
             if counts[label - 1] <= SHIP_CELLS:
                 top, left, bottom, right = boxes[label - 1].tolist()
-                window = labels[top : bottom + 1, left : right + 1] == label
-                grid = plane[top : bottom + 1, left : right + 1] * window.astype(np.uint8)
-                behaviour = self.band_splitter.behaviour(grid)
-                if behaviour is not None and behaviour.kind == "spaceship":
+                own = labels[top : bottom + 1, left : right + 1] == label
+                behaviour = self._spaceship(plane[top : bottom + 1, left : right + 1] * own.astype(np.uint8))
+                if behaviour is not None:
                     ships[label] = (behaviour.displacement, behaviour.apgcode)
         found = ships[label]
         return None if found is None else found[0]
