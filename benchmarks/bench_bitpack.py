@@ -465,18 +465,21 @@ def settle_bench(quick: bool, bgolly: str) -> dict:
 
 
 def tiled_floor(table: bytes) -> dict:
-    """Bitwise operations per word of the tiled blocked kernel (:mod:`.bitpack_lanes`, two output
-    rows a pass) and the G cell-updates/s per core they allow at the nominal clock, with four 256-bit
-    logic operations a cycle (AVX2, four words each; loads and stores not counted). A count circuit
-    per pair of rows: four row sums (5 each), the middle two added once (7), each output adds its
-    third row (8, 9 when the rule reads t3) and runs the rule; other tables: their circuit per word."""
+    """Bitwise operations per word of the tiled blocked kernel (:mod:`.bitpack_lanes`) and the G
+    cell-updates/s per core they allow at the nominal clock, with four 256-bit logic operations a
+    cycle (AVX2, four words each; loads and stores not counted). A count circuit per pass of four
+    output rows: six row sums (5 each), each pair's own two rows added once (7), each output adds its
+    outer row (8, 9 when the rule reads t3) and runs the rule (:func:`.bitpack_lanes.pair_rule`,
+    ``~x & y`` counted as two though AVX2 does it in one); other tables: their circuit per word."""
     from tensorca.engines.bitpack_bdd import is_count_circuit, table_circuit
     from tensorca.engines.bitpack_circuit import PLANE_COUNTS, op_count
+    from tensorca.engines.bitpack_lanes import pair_rule
 
     circuit = table_circuit(table)
     rule = op_count(circuit.result) + sum(op_count(line.split("=", 1)[1]) for line in circuit.lines)
     if is_count_circuit(circuit):
-        ops = (4 * 5 + 7 + 2 * (8 + ("t3" in circuit.result)) + 2 * rule) / 2
+        expression, _ = pair_rule(table)
+        ops = (6 * 5 + 2 * 7 + 4 * (8 + ("t3" in expression) + op_count(expression))) / 4
     else:
         counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
         ops = rule + (sum(op_count(line.split("=", 1)[1]) for line in PLANE_COUNTS) if counts else 0)

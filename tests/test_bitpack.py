@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tensorca.engines import get_engine
 from tensorca.engines.bitpack_circuit import (
     bs_table,
+    difference_expression,
     evaluate,
     kernel_op_count,
     rule_expression,
@@ -111,6 +112,34 @@ def test_rule_expression_is_the_rule(seed):
             assert int(got) == (int(full) if (n in (survival if centre else birth)) else 0), (birth, survival, expr)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_difference_expression_is_the_rule(seed):
+    """In difference coordinates (t0, s1 = t0 ^ t1, s2 = t1 ^ t2 of the total mod 8) the expression
+    agrees with B/S on every (centre, neighbour count); it exists exactly when 8 neighbours (total
+    8 or 9) and none (total 0 or 1, the same mod 8) do the same for both centres."""
+    rng = np.random.default_rng(1000 + seed)
+    birth = frozenset(int(i) for i in np.flatnonzero(rng.random(9) < 0.4))
+    survival = frozenset(int(i) for i in np.flatnonzero(rng.random(9) < 0.4))
+    if seed % 2:  # half the cases: no 7 or 8 survival and no 8 birth, so the expression exists
+        birth, survival = birth - {8}, survival - {7, 8}
+
+    def alive(centre, total):
+        return (total - centre) in (survival if centre else birth)
+
+    clash = any(alive(c, 8 + c) != alive(c, c) for c in (0, 1))  # 8 neighbours against none: totals 8 + c, c
+    expr = difference_expression(birth, survival)
+    assert (expr is None) == clash, (birth, survival)
+    if expr is None:
+        return
+    assert "t1" not in expr and "t2" not in expr and "t3" not in expr
+    for centre in (0, 1):
+        for n in range(9):
+            t = n + centre
+            t0, t1, t2 = t & 1, t >> 1 & 1, t >> 2 & 1
+            got = eval(expr, {"__builtins__": {}}, {"t0": t0, "s1": t0 ^ t1, "s2": t1 ^ t2, "c": centre}) & 1
+            assert got == alive(centre, t), (birth, survival, expr, centre, n)
+
+
 def test_life_circuit_is_short():
     expr = rule_expression(frozenset({3}), frozenset({2, 3}))
     counts = kernel_op_count(expr)
@@ -120,6 +149,7 @@ def test_life_circuit_is_short():
     ones, dont = truth_table(frozenset({3}), frozenset({2, 3}))
     assert ones == {3, 16 + 3, 16 + 4}  # birth on 3; survival on 2 or 3 neighbours (T = 3, 4)
     assert set(range(10, 16)) <= dont and 16 in dont  # impossible totals; a live cell counts itself
+    assert difference_expression(frozenset({3}), frozenset({2, 3})).replace(" ", "") == "~s1&s2&(t0|c)"
 
 
 # --- supports() -------------------------------------------------------------------------------------

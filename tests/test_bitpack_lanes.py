@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 from tensorca.engines import bitpack_lanes, get_engine  # noqa: E402
+from tensorca.engines.bitpack_bdd import count_sets  # noqa: E402
 from tensorca.engines.bitpack_circuit import rule_table  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
@@ -128,7 +129,7 @@ def _random_map(seed: int) -> str:
 BLOCKINGS = [(3, 5, 7), (4, 2, 16), (2, 1, 1), (16, 16, 16), (1, 3, 5), (None, None, None)]
 
 
-@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B2-a/S12", _random_map(7)])
+@pytest.mark.parametrize("text", ["B3/S23", "B36/S23", "B0/S8", "B2-a/S12", _random_map(7)])
 @pytest.mark.parametrize("kind", ["torus", "plane"])
 def test_blocked_tiles_match_reference(engines, text, kind):
     """Strips, chunks and depths small enough that every task's margins cross the torus seams (lane
@@ -160,12 +161,41 @@ def test_blocked_glider_crosses_every_seam_in_one_region():
     assert plane[0, :4].sum() == 0 and plane[0, :, :4].sum() == 0  # nothing wrapped round
 
 
+@pytest.mark.parametrize("text", ["B3/S23", "B36/S23", "B3678/S34678", "B0/S8", "B2/S"])
+def test_pair_lines_add_every_row_sum(text):
+    """The blocked count kernels' pair of output rows (:func:`bitpack_lanes._pair_lines`), run as
+    Python on single bits: every combination of the four rows' 2-bit sums and both centres gives
+    the rule of the total, in whichever coordinates :func:`bitpack_lanes.pair_rule` picked."""
+    table = rule_table(parse_rule(text))
+    birth, survival = count_sets(table, "M")
+    expression, difference = bitpack_lanes.pair_rule(table)
+    assert difference == (text in ("B3/S23", "B36/S23")), expression  # B3678/S34678 and B0/S8 need t3
+    names = ("t0", "s1", "s2", "c") if difference else ("t0", "t1", "t2", "t3", "c")
+    rule = eval(f"lambda {', '.join(names)}: ({expression}) & 1")
+    source = "\n".join(bitpack_lanes._pair_lines("a", "b", "e", "d", ("cb", "cc"), ("o0", "o1"), difference))
+    code = compile(source, "pair", "exec")
+    for bits in range(1 << 10):
+        env = {"_rule_d": rule, "_rule_t": rule}
+        for i, name in enumerate(("a0", "a1", "b0", "b1", "e0", "e1", "d0", "d1", "cb", "cc")):
+            env[name] = bits >> i & 1
+        exec(code, env)
+        middle = env["b0"] + 2 * env["b1"] + env["e0"] + 2 * env["e1"]
+        for out, outer, centre in (("o0", "a", "cb"), ("o1", "d", "cc")):
+            total = middle + env[f"{outer}0"] + 2 * env[f"{outer}1"]
+            n = total - env[centre]
+            if not 0 <= n <= 8:  # a live centre counts itself: impossible sums
+                continue
+            want = n in (survival if env[centre] else birth)
+            assert env[out] == want, (text, bits, out)
+
+
 def test_tiled_plan_bounds():
     for th, tw, threads, gens in [(512, 512, 2, 1000), (128, 128, 1, 1000), (4, 16, 2, 9), (512, 2048, 4, 3)]:
-        depth, strip, chunk = bitpack_lanes.tiled_plan(th, tw, threads, gens)
-        assert 1 <= depth <= min(th, tw, gens, bitpack_lanes.MAX_DEPTH)
-        assert 1 <= strip <= th and 1 <= chunk <= tw
-        assert depth * 4 * 8 * (chunk + 2 * depth) <= bitpack_lanes.BLOCK_BYTES
+        for rows in (4, 6):
+            depth, strip, chunk = bitpack_lanes.tiled_plan(th, tw, threads, gens, rows)
+            assert 1 <= depth <= min(th, tw, gens, bitpack_lanes.MAX_DEPTH)
+            assert 1 <= strip <= th and 1 <= chunk <= tw
+            assert depth * rows * 8 * (chunk + 2 * depth) <= bitpack_lanes.BLOCK_BYTES
 
 
 def test_wide_packing_matches_cell_by_cell():

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -214,14 +215,38 @@ def op_count(expression: str) -> int:
     return binary + len(nots)
 
 
-def best_expression(ones: set[int], dont: set[int]) -> str:
+def _factored(terms: list[Implicant]) -> str | None:
+    """``terms`` as one product of the literals they all share AND the sum of what is left
+    (Life in difference coordinates: ``~s1 & s2 & (t0 | c)``), or None when they share none."""
+    if len(terms) < 2:
+        return None
+    shared = (1 << _N) - 1
+    for term in terms:
+        shared &= term.care & ~(term.value ^ terms[0].value)
+    if not shared:
+        return None
+    common = _product(Implicant(terms[0].value & shared, shared))
+    rest = _sop([Implicant(t.value & ~shared, t.care & ~shared) for t in terms])
+    return f"{common} & ({rest})"
+
+
+def _forms(terms: list[Implicant]) -> list[str]:
+    """The sum of products of ``terms`` and, where they share literals, its factored form."""
+    factored = _factored(terms)
+    return [_sop(terms)] + ([factored] if factored else [])
+
+
+def best_expression(ones: set[int], dont: set[int], absent: frozenset[int] = frozenset()) -> str:
     """The shortest of several minimised forms of the 5-input function with minterms ``ones`` and
-    don't-cares ``dont`` (index as in :func:`truth_table`)."""
+    don't-cares ``dont`` (index as in :func:`truth_table`); the input bits in ``absent`` do not
+    exist where the expression runs (the function must not depend on them)."""
     everything = set(range(1 << _N))
     zeros = everything - ones - dont
-    candidates = [_sop(minimise(ones, dont)), f"~({_sop(minimise(zeros, dont))})"]
+    candidates = [*_forms(minimise(ones, dont)), *(f"~({form})" for form in _forms(minimise(zeros, dont)))]
     # f = g ^ v for an input v can be much shorter (B1357/S1357 is t0 ^ c).
     for bit, name in enumerate(INPUTS):
+        if bit in absent:
+            continue
         flipped = {i for i in everything - dont if (i in ones) != bool(i >> bit & 1)}
         if flipped and flipped != everything - dont:
             candidates.append(f"({_sop(minimise(flipped, dont))}) ^ {name}")
@@ -233,6 +258,45 @@ def rule_expression(birth: frozenset[int], survival: frozenset[int]) -> str:
     """The next-state bit-plane as an expression over ``t0, t1, t2, t3, c`` (see module docstring)."""
     ones, dont = truth_table(frozenset(birth), frozenset(survival))
     return best_expression(ones, dont)
+
+
+#: The names of :func:`difference_expression`'s inputs, as :data:`INPUTS` (no bit 3).
+DIFFERENCE_INPUTS = ("t0", "s1", "s2", "c")
+
+
+@lru_cache(maxsize=1024)
+def difference_expression(birth: frozenset[int], survival: frozenset[int]) -> str | None:
+    """The next-state bit-plane over ``t0, s1 = t0 ^ t1, s2 = t1 ^ t2, c`` (the total's bits
+    0..2 in *difference coordinates*), or None when the rule tells a total of 8 or 9 from one of 0
+    or 1 (it then needs ``t3``).
+
+    The blocked tiled kernels (:mod:`.bitpack_lanes`) add a 2-bit row sum to the 3-bit sum of the
+    two middle rows; ``s1`` and ``s2`` cost there what ``t1`` and ``t2`` cost (eight operations for
+    the three planes, the carry into bit 2 is never formed: ``t1 ^ t2`` is bit 2 of the middle sum
+    XOR "the three bit-1 inputs are not all equal"), and many rules are shorter in them: Life is
+    ``s2 & ~s1 & (t0 | c)`` (totals 3 and 4 are the only ones with t0 = t1 != t2).
+    """
+    ones, dont = truth_table(frozenset(birth), frozenset(survival))
+    by_residue: dict[tuple[int, int], bool] = {}
+    for index in range(1 << _N):
+        if index in dont:
+            continue
+        key = (index & 7, index >> 4)
+        value = index in ones
+        if by_residue.setdefault(key, value) != value:
+            return None  # totals T and T + 8 differ
+    new_ones: set[int] = set()
+    new_dont: set[int] = set()
+    for index in range(1 << _N):
+        t0, s1, s2, centre = index & 1, index >> 1 & 1, index >> 2 & 1, index >> 4
+        t1 = t0 ^ s1
+        value = by_residue.get((t0 | t1 << 1 | (t1 ^ s2) << 2, centre))
+        if value is None:
+            new_dont.add(index)
+        elif value:
+            new_ones.add(index)
+    expression = best_expression(new_ones, new_dont, absent=frozenset({3}))
+    return re.sub(r"\bt([12])\b", r"s\1", expression)
 
 
 def kernel_op_count(expression: str) -> dict[str, int]:
