@@ -55,6 +55,20 @@ def test_scan_gives_each_planes_population_and_band(batch):
     assert expected[:4] == [True, False, False, True][: min(4, batch)]
 
 
+def test_scan_counts_full_planes_past_every_counter_flush():
+    """A 256^2 plane full in every lane: 256 rows a column (9 bits), 65,536 cells a lane; a lone
+    cell elsewhere counts once and only in its lane."""
+    lanes = np.zeros((2, 258, 258), dtype=np.uint64)
+    lanes[0, 1:257, 1:257] = np.uint64(2**64 - 1)
+    lanes[1, 200, 3] = np.uint64(1 << 5)
+    pops = np.zeros((2, 64), dtype=np.int64)
+    band = np.zeros(2, dtype=np.uint64)
+    scan_groups(lanes, 4, pops, band)
+    assert set(pops[0].tolist()) == {256 * 256}
+    assert pops[1].tolist() == [1 if lane == 5 else 0 for lane in range(64)]
+    assert band.tolist() == [2**64 - 1, 1 << 5]
+
+
 def test_update_plane_writes_only_the_changes():
     rng = np.random.default_rng(4)
     cells = (rng.random((70, 12, 9)) < 0.5).astype(np.uint8)

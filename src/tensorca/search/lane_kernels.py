@@ -41,13 +41,79 @@ def _add_word(counter: np.ndarray, word: np.uint64, at: int) -> None:
 
 
 @njit(cache=True)
-def _add_nibbles(counter: np.ndarray, b0: np.uint64, b1: np.uint64, b2: np.uint64, b3: np.uint64) -> None:
-    """Add a 4-bit bit-sliced counter (``b0`` the low bits of all 64 lanes .. ``b3`` the high) to
-    the wide counter ``counter``."""
-    _add_word(counter, b0, 0)
-    _add_word(counter, b1, 1)
-    _add_word(counter, b2, 2)
-    _add_word(counter, b3, 3)
+def _add_nibbles(counter: np.ndarray, b0: np.uint64, b1: np.uint64, b2: np.uint64, b3: np.uint64, at: int) -> None:
+    """Add a 4-bit bit-sliced counter (``b0`` the low bits of all 64 lanes .. ``b3`` the high),
+    times ``2 ** at``, to the wide counter ``counter``."""
+    _add_word(counter, b0, at)
+    _add_word(counter, b1, at + 1)
+    _add_word(counter, b2, at + 2)
+    _add_word(counter, b3, at + 3)
+
+
+@njit(cache=True)
+def _add_words(counter: np.ndarray, words: np.ndarray, at: int) -> None:
+    """Add every word of ``words`` (1-D uint64), bit ``i`` counting for lane ``i``, times ``2 **
+    at``, to the wide counter: first into a 4-bit bit-sliced counter (branch-free half adders),
+    which goes into the wide counter every 15 words, before it can overflow."""
+    b0 = b1 = b2 = b3 = np.uint64(0)
+    added = 0
+    for word in words:
+        if word == 0:
+            continue
+        c = b0 & word
+        b0 ^= word
+        d = b1 & c
+        b1 ^= c
+        c = b2 & d
+        b2 ^= d
+        b3 ^= c
+        added += 1
+        if added == 15:
+            _add_nibbles(counter, b0, b1, b2, b3, at)
+            b0 = b1 = b2 = b3 = np.uint64(0)
+            added = 0
+    _add_nibbles(counter, b0, b1, b2, b3, at)
+
+
+#: Bits of the per-column counters of :func:`scan_groups` (columns up to 2^9 - 1 rows).
+COLUMN_BITS = 9
+
+
+@njit(cache=True)
+def _column_counts(a: np.ndarray, nib: np.ndarray, cols: np.ndarray) -> None:
+    """``cols`` (COLUMN_BITS, n) uint64 = each column's live cells, lane by lane, bit-sliced, over
+    the rows of ``a`` (h, n) (h < 2 ** COLUMN_BITS). Rows go into 4-bit column counters ``nib``
+    (4, n) that are added into ``cols`` every 15 rows: every loop runs along a row, so it vectorises."""
+    cols[:] = 0
+    nib[:] = 0
+    n0 = nib[0]
+    n1 = nib[1]
+    n2 = nib[2]
+    n3 = nib[3]
+    h = a.shape[0]
+    if h >= 1 << COLUMN_BITS:
+        raise ValueError("lane planes taller than the column counters hold")
+    for y in range(h):
+        row = a[y]
+        for x in range(row.shape[0]):
+            c = row[x]
+            t = n0[x] & c
+            n0[x] ^= c
+            d = n1[x] & t
+            n1[x] ^= t
+            t = n2[x] & d
+            n2[x] ^= d
+            n3[x] ^= t
+        if y % 15 == 14 or y == h - 1:
+            for x in range(row.shape[0]):  # ripple-carry add of the 4-bit counters
+                carry = np.uint64(0)
+                for bit in range(COLUMN_BITS):
+                    v = nib[bit, x] if bit < 4 else np.uint64(0)
+                    old = cols[bit, x]
+                    cols[bit, x] = old ^ v ^ carry
+                    carry = (old & v) | (carry & (old ^ v))
+            nib[:] = 0
+
 
 @njit(cache=True)
 def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarray) -> None:
@@ -55,41 +121,32 @@ def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarra
 
     ``lanes`` ``(G, P + 2, P + 2)`` uint64; ``guard`` cells from each edge form the band.
     ``pops`` ``(G, 64)`` int64 receives each lane's live-cell count; ``band`` ``(G,)`` uint64 gets
-    bit ``i`` set when plane ``i`` has a live cell within ``guard`` cells of an edge.
+    bit ``i`` set when plane ``i`` has a live cell within ``guard`` cells of an edge. Columns are
+    counted first (:func:`_column_counts`), then their counts summed lane by lane (four groups of
+    half-full words, ns a word: 128-wide planes 2.67 -> 1.30, 256-wide 3.49 -> 0.98, against adding
+    every word to the lanes' counters).
     """
     one = np.uint64(1)
+    n = lanes.shape[2]
+    nib = np.empty((4, n), dtype=np.uint64)
+    cols = np.empty((COLUMN_BITS, n), dtype=np.uint64)
     for g in range(lanes.shape[0]):
         a = lanes[g]
         h = a.shape[0] - 2
         w = a.shape[1] - 2
+        _column_counts(a, nib, cols)
         counter = np.zeros(COUNTER_BITS, dtype=np.uint64)
-        # words are first added into a 4-bit bit-sliced counter (branch-free half adders), which
-        # goes into the wide counter every 15 words, before it can overflow
-        b0 = b1 = b2 = b3 = np.uint64(0)
-        added = 0
+        for bit in range(COLUMN_BITS):
+            _add_words(counter, cols[bit], bit)
         edge = np.uint64(0)
         for y in range(1, h + 1):
             row = a[y]
-            in_band_row = y <= guard or y > h - guard
-            for x in range(1, w + 1):
-                word = row[x]
-                if word == 0:
-                    continue
-                c = b0 & word
-                b0 ^= word
-                d = b1 & c
-                b1 ^= c
-                c = b2 & d
-                b2 ^= d
-                b3 ^= c
-                added += 1
-                if added == 15:
-                    _add_nibbles(counter, b0, b1, b2, b3)
-                    b0 = b1 = b2 = b3 = np.uint64(0)
-                    added = 0
-                if in_band_row or x <= guard or x > w - guard:
-                    edge |= word
-        _add_nibbles(counter, b0, b1, b2, b3)
+            if y <= guard or y > h - guard:
+                for x in range(1, w + 1):
+                    edge |= row[x]
+            else:
+                for x in range(1, min(guard, w) + 1):
+                    edge |= row[x] | row[w + 1 - x]
         band[g] = edge
         for lane in range(64):
             total = 0
