@@ -21,7 +21,7 @@ from tensorca.analysis.labels import (
 from tensorca.engines import get_engine
 from tensorca.engines.bitpack_lanes import pack_lanes
 from tensorca.rules import parse_rule
-from tensorca.search import lane_tier, soups
+from tensorca.search import lane_tier, soups, tiled_tier
 from tensorca.search.band_kernels import LINK, band_islands, blocking_islands, scan_planes
 from tensorca.search.lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
 from tensorca.topology import Topology
@@ -249,8 +249,9 @@ def test_nearest_group_is_the_lowest_ranked_at_the_least_distance():
 
 
 def _per_soup(monkeypatch, grids, rule, lanes: bool, dense_at_most: int | None = None,
-              when: bool = False) -> dict[int, Counter]:
-    """Each soup's census (and, with ``when``, the generation it was censused at as ``"gen"``)."""
+              when: bool = False, tiles: bool = True) -> dict[int, Counter]:
+    """Each soup's census (and, with ``when``, the generation it was censused at as ``"gen"``);
+    ``tiles=False`` keeps the wide tiers' planes as cells (the engine packs them each chunk)."""
     seen: dict[int, Counter] = {}
     record = soups._Search.record
 
@@ -264,6 +265,8 @@ def _per_soup(monkeypatch, grids, rule, lanes: bool, dense_at_most: int | None =
             patch.setattr(soups, "lane_module_for", lambda rule: None)
         if dense_at_most is not None:
             patch.setattr(soups, "DENSE_AT_MOST", dense_at_most)
+        if not tiles:
+            patch.setattr(soups, "tiled_planes_fit", lambda size: False)
         result = soups.soup_search(0, rule, grids=grids, backend="bitpack-cpu", batch=64)
     assert (result.engine, result.soups) == ("bitpack-cpu", len(grids))
     return seen
@@ -277,6 +280,49 @@ def test_lanes_give_each_soup_the_census_of_the_generic_search(monkeypatch, rule
     generic = _per_soup(monkeypatch, grids, rule, lanes=False)
     assert lanes == generic
     assert sum(sum(c.values()) for c in lanes.values()) > 5 * len(grids)
+
+
+def test_the_wide_tiers_kept_as_lane_tiles_keep_each_soups_census(monkeypatch):
+    """Soups 322 and 397 of seed 1 outgrow the 256-wide lanes: on 512-wide planes kept as lane
+    tiles between chunks they get the census (and the generation) of planes the engine packs and
+    unpacks every chunk."""
+    rng = np.random.default_rng(1)
+    draws = [(rng.random((16, 16)) < 0.5).astype(np.uint8) for _ in range(398)]
+    grids = np.stack([draws[i] for i in (322, 397, 0, 5)])
+    added = []
+    append = tiled_tier.TiledPlanes.append
+    monkeypatch.setattr(tiled_tier.TiledPlanes, "append", lambda self, cells: (added.append(self.size),
+                                                                                append(self, cells)))
+    tiled = _per_soup(monkeypatch, grids, "B3/S23", lanes=True, when=True)
+    assert added.count(512) == 2
+    assert tiled == _per_soup(monkeypatch, grids, "B3/S23", lanes=True, when=True, tiles=False)
+
+
+@pytest.mark.parametrize("size", [512, 1024])
+def test_tiled_planes_step_scan_and_round_trip_as_cells(size):
+    """TiledPlanes against the engine on the bounded plane and scan_planes on the cells: live cells
+    on every edge and corner, just inside and just outside the guard band."""
+    rng = np.random.default_rng(size)
+    cells = np.zeros((3, size, size), dtype=np.uint8)
+    cells[:, size // 4 : 3 * size // 4, size // 4 : 3 * size // 4] = rng.random((3, size // 2, size // 2)) < 0.3
+    for y, x in [(0, 0), (size - 1, size - 1), (19, size // 2), (size // 2, size - 20)]:
+        cells[1, y, x] = 1
+    for y, x in [(20, size // 2), (size // 2, size - 21), (size - 21, 20)]:
+        cells[2, y, x] = 1
+    module = lane_tier.lane_module_for(parse_rule("B3/S23"))
+    planes = tiled_tier.TiledPlanes(size, module)
+    for plane in cells:
+        planes.append(plane)
+    assert all(np.array_equal(planes.cells(b), cells[b]) for b in range(3))
+    pops, band = planes.scan(20)
+    want_pops, want_band = scan_planes(cells, 20)
+    assert pops.tolist() == want_pops.tolist() and band.tolist() == want_band.tolist() == [False, True, False]
+    planes.advance(21)
+    want = get_engine("numpy").advance(cells, parse_rule("B3/S23"), Topology.plane(size, size), 21)
+    assert all(np.array_equal(planes.cells(b), want[b]) for b in range(3))
+    planes.set(0, cells[1])
+    planes.keep(np.array([True, False, True]))
+    assert len(planes) == 2 and np.array_equal(planes.cells(0), cells[1])
 
 
 def test_the_last_soups_as_plain_planes_keep_their_census(monkeypatch):

@@ -825,16 +825,50 @@ def tiled_plan(th: int, tw: int, threads: int, generations: int, rows: int = 4) 
     return depth, strip, chunk
 
 
+def tile_plan(module: ModuleType, th: int, tw: int, threads: int, generations: int, depth: int | None = None,
+              strip: int | None = None, chunk: int | None = None) -> tuple[int, int, int]:
+    """``(depth, strip, chunk)`` for :func:`step_tiles` on a ``(th + 2, tw + 2)`` tiled lane array of
+    ``module``'s kernels: :func:`tiled_plan` for those left None, except that table circuits (which
+    share nothing between rows) run one generation per region (``depth`` 0) while both arrays fit
+    :data:`TABLE_BLOCK_BYTES`; all clipped to the array (margins reach one tile at most)."""
+    plan_depth, plan_strip, plan_chunk = tiled_plan(th, tw, threads, generations, module.PASS + 2)
+    if depth is None:
+        small = 2 * (th + 2) * (tw + 2) * 8 <= TABLE_BLOCK_BYTES
+        depth = 0 if small and not module.SHARES_ROWS else plan_depth
+    depth = min(depth, th, tw)
+    strip = (plan_strip if depth else max(4, -(-th // (4 * threads)))) if strip is None else strip
+    chunk = plan_chunk if chunk is None else chunk
+    return depth, max(1, min(strip, th)), max(1, min(chunk, tw))
+
+
+def step_tiles(module: ModuleType, src: np.ndarray, dst: np.ndarray, torus: bool, generations: int,
+               plan: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``generations`` of the tiled lane array ``src`` (``(th + 2, tw + 2)`` uint64, halo not read)
+    through ``module``'s kernels, ping-ponging with ``dst`` (same shape), as planned by
+    :func:`tile_plan`; returns ``(result, the other buffer)``. Each parallel region runs ``depth``
+    generations (the last the remainder); ``depth`` 0 runs one a region over strips of whole rows
+    (:func:`tile_halo`, ``step_strips``)."""
+    depth, strip, chunk = plan
+    left = generations
+    while left:
+        if depth:
+            k = min(depth, left)
+            module.step_blocked(src, dst, strip, chunk, k, torus)
+        else:
+            k = 1
+            tile_halo(src, torus)
+            module.step_strips(src, dst, strip)
+        src, dst = dst, src
+        left -= k
+    return src, dst
+
+
 def advance_tiled(cells: np.ndarray, table: bytes, torus: bool, generations: int,
                   depth: int | None = None, strip: int | None = None, chunk: int | None = None) -> np.ndarray | None:
     """Advance ``(B, H, W)`` uint8 grids (:func:`use_tiles`) one at a time as 64 lane tiles each;
-    a new ``uint8`` 0/1 array, or None past the specialised-module cap.
-
-    Each parallel region runs ``depth`` generations (the last the remainder) over tasks of
-    ``strip`` lane rows by ``chunk`` words (:func:`tiled_plan` for those left None); ``depth=0``
-    runs one generation per region over strips of whole rows (:func:`tile_halo`,
-    ``step_strips``): the path before blocking, and the default for table circuits on grids
-    whose lane arrays fit :data:`TABLE_BLOCK_BYTES`."""
+    a new ``uint8`` 0/1 array, or None past the specialised-module cap. ``depth`` (generations per
+    parallel region, 0: one generation per region, the path before blocking), ``strip`` (lane rows
+    per task) and ``chunk`` (words per task): :func:`tile_plan` for those left None."""
     module = lanes_module(table)
     if module is None:
         return None
@@ -842,41 +876,33 @@ def advance_tiled(cells: np.ndarray, table: bytes, torus: bool, generations: int
     batch, height, width = cells.shape
     out = np.empty_like(cells)
     th, tw = height // TILES, width // TILES
-    wide = width % (8 * TILES) == 0  # whole words of eight cells per tile row: pack eight at a time
     with numba_threads_capped(numba) as threads:  # a barrier per region stalls on cores others hold
-        plan_depth, plan_strip, plan_chunk = tiled_plan(th, tw, threads, generations, module.PASS + 2)
-        if depth is None:
-            small = 2 * (th + 2) * (tw + 2) * 8 <= TABLE_BLOCK_BYTES
-            depth = 0 if small and not module.SHARES_ROWS else plan_depth
-        depth = min(depth, th, tw)  # margins reach one tile at most
-        strip = (plan_strip if depth else max(4, -(-th // (4 * threads)))) if strip is None else strip
-        chunk = plan_chunk if chunk is None else chunk
-        strip, chunk = max(1, min(strip, th)), max(1, min(chunk, tw))
+        plan = tile_plan(module, th, tw, threads, generations, depth, strip, chunk)
         for b in range(batch):
             src = np.zeros((th + 2, tw + 2), dtype=np.uint64)
-            if wide:
-                pack_tiles64(cells[b].view(np.uint64), cells[b], src)
-            else:
-                pack_tiles(cells[b], src)
-            dst = np.zeros_like(src)
-            left = generations
-            while left:
-                if depth:
-                    k = min(depth, left)
-                    module.step_blocked(src, dst, strip, chunk, k, torus)
-                else:
-                    k = 1
-                    tile_halo(src, torus)
-                    module.step_strips(src, dst, strip)
-                src, dst = dst, src
-                left -= k
-            if wide:
-                unpack_tiles64(src, out[b].view(np.uint64))
-            else:
-                unpack_tiles(src, out[b])
+            pack_grid(cells[b], src)
+            src, _ = step_tiles(module, src, np.zeros_like(src), torus, generations, plan)
+            unpack_grid(src, out[b])
     return out
 
 
-__all__ = ["LANES", "TILES", "advance_lanes", "advance_tiled", "lanes_module", "pack_lanes", "pack_tiles", "pair_rule",
-           "pack_tiles64", "tile_halo", "tiled_plan", "unpack_lanes", "unpack_tiles", "unpack_tiles64", "use_lanes",
-           "use_tiles"]
+def pack_grid(grid: np.ndarray, lanes: np.ndarray) -> None:
+    """One ``(H, W)`` uint8 grid (sides multiples of 8) into the zeroed tiled lane array ``lanes``:
+    eight cells a word (:func:`pack_tiles64`) when ``W`` is a multiple of 64, else cell by cell."""
+    if grid.shape[1] % (8 * TILES) == 0:
+        pack_tiles64(grid.view(np.uint64), grid, lanes)
+    else:
+        pack_tiles(grid, lanes)
+
+
+def unpack_grid(lanes: np.ndarray, grid: np.ndarray) -> None:
+    """The inverse of :func:`pack_grid` into the C-contiguous ``(H, W)`` uint8 ``grid``."""
+    if grid.shape[1] % (8 * TILES) == 0:
+        unpack_tiles64(lanes, grid.view(np.uint64))
+    else:
+        unpack_tiles(lanes, grid)
+
+
+__all__ = ["LANES", "TILES", "advance_lanes", "advance_tiled", "lanes_module", "pack_grid", "pack_lanes", "pack_tiles",
+           "pack_tiles64", "pair_rule", "step_tiles", "tile_halo", "tile_plan", "tiled_plan", "unpack_grid",
+           "unpack_lanes", "unpack_tiles", "unpack_tiles64", "use_lanes", "use_tiles"]

@@ -155,6 +155,44 @@ def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarra
             pops[g, lane] = total
 
 
+_BYTE_LOW = np.uint64(0x0101010101010101)
+_BYTE_HIGH = np.uint64(0x8080808080808080)
+
+
+@njit(cache=True)
+def scan_tiles(a: np.ndarray, guard: int) -> tuple[int, bool]:
+    """Population of one plane held as 64 lane tiles (``a`` ``(th + 2, tw + 2)`` uint64, the layout
+    of :func:`tensorca.engines.bitpack_lanes.pack_tiles`: lane ``8 ty + tx`` is tile ``(ty, tx)``;
+    the halo is not read), and whether a live cell lies within ``guard`` (at most ``th``, ``tw``)
+    cells of the plane's edge: the top ``guard`` rows of tile row 0 (lanes 0..7), the bottom ones
+    of tile row 7 (lanes 56..63), the left columns of tile column 0 (bit 0 of each byte), the right
+    ones of tile column 7 (bit 7)."""
+    th = a.shape[0] - 2
+    tw = a.shape[1] - 2
+    pop = 0
+    edge = np.uint64(0)
+    top = np.uint64(0xFF)
+    bottom = np.uint64(0xFF) << np.uint64(56)
+    for y in range(1, th + 1):
+        row = a[y]
+        rows = (top if y <= guard else np.uint64(0)) | (bottom if y > th - guard else np.uint64(0))
+        for x in range(1, tw + 1):
+            v = row[x]
+            pop += _popcount(v)
+            cols = (_BYTE_LOW if x <= guard else np.uint64(0)) | (_BYTE_HIGH if x > tw - guard else np.uint64(0))
+            edge |= v & (rows | cols)
+    return pop, edge != 0
+
+
+@njit(cache=True, inline="always")
+def _popcount(v: np.uint64) -> int:
+    """Set bits of a word (SWAR; LLVM turns it into popcnt where the CPU has one)."""
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
 @njit(cache=True)
 def planes_differ(lanes: np.ndarray, snapshot: np.ndarray, differ: np.ndarray) -> None:
     """``differ[g]`` bit ``i`` set when plane ``i`` of group ``g`` differs from the same plane of

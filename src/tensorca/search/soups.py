@@ -56,6 +56,7 @@ from ..topology import Topology
 from .band_kernels import alive_box, band_islands, blocking_islands, clear_behind, lone_band_island, scan_planes
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
+from .tiled_tier import TiledPlanes, tiled_planes_fit
 
 SOUP_SIZE = 16
 #: Generations per engine call; also the guard band (times the rule's reach) kept empty.
@@ -352,6 +353,8 @@ class _Search:
             capacity = max(1, self.batch * (FIRST_PLANE * FIRST_PLANE) // (size * size))
             if size <= LANE_MAX_PLANE and self.lane_module is not None:
                 tiers[size] = LaneTier(size, capacity, self.lane_module)
+            elif self.lane_module is not None and tiled_planes_fit(size):
+                tiers[size] = _Tier(size, capacity, TiledPlanes(size, self.lane_module))
             else:
                 tiers[size] = _Tier(size, capacity)
             size *= 2
@@ -385,8 +388,9 @@ class _Search:
             if not busy and exhausted and not any(t.pending for t in tiers.values()):
                 return
 
-    def settled(self, soup: _Soup, plane: np.ndarray) -> bool:
-        """Census ``soup`` if its populations say it may be stable and its ash confirms it."""
+    def settled(self, soup: _Soup, plane: np.ndarray | Callable[[], np.ndarray]) -> bool:
+        """Census ``soup`` if its populations say it may be stable and its ash confirms it; ``plane``
+        its cells, or a callable that gives them (asked only for the census)."""
         history = soup.pops
         lag = LAG // CHUNK
         candidate = (
@@ -403,7 +407,7 @@ class _Search:
         )
         if not (candidate or forced) or soup.gen < soup.next_check:
             return False
-        if self.finish(soup, plane, stable_only=True):
+        if self.finish(soup, plane() if callable(plane) else plane, stable_only=True):
             return True
         soup.next_check = soup.gen + 2 * LAG
         return False
@@ -421,41 +425,54 @@ class _Search:
     def step_tier(self, tier: _Tier) -> list[tuple[_Soup, np.ndarray]]:
         """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
         guard = CHUNK * self.reach
-        cells = self.advance(tier.cells, CHUNK)
-        pops, band = scan_planes(cells, guard)  # band: some live cell lies in a plane's guard band
+        tiles = tier.tiles
+        if tiles is not None:  # planes kept as lane tiles: unpacked only when the host needs them
+            with self.engine_threads():
+                tiles.advance(CHUNK)
+            pops, band = tiles.scan(guard)
+            plane_of: Callable[[int], np.ndarray] = tiles.cells
+        else:
+            cells = self.advance(tier.cells, CHUNK)
+            pops, band = scan_planes(cells, guard)  # band: some live cell lies in a plane's guard band
+            tier.cells = cells
+            plane_of = cells.__getitem__  # views: edits stay in the tier
         outgrown: list[tuple[_Soup, np.ndarray]] = []
         keep = np.ones(len(tier.soups), dtype=bool)
         for b, soup in enumerate(tier.soups):
             soup.gen += CHUNK
             if band[b]:
-                if not self.clear_band(soup, cells[b], guard):
-                    outgrown.append((soup, crop(cells[b], copy=True)[0]))
+                plane = plane_of(b)
+                if not self.clear_band(soup, plane, guard):
+                    outgrown.append((soup, crop(plane, copy=True)[0]))
                     keep[b] = False
                     continue
-                pops[b] = np.count_nonzero(cells[b])
+                if tiles is not None:
+                    tiles.set(b, plane)
+                pops[b] = np.count_nonzero(plane)
             if pops[b] == 0:
                 self.finish_empty(soup)
                 keep[b] = False
                 continue
             soup.pops.append(int(pops[b]))
             if soup.gen >= self.max_gens:
-                self.finish_unstable(soup, cells[b])
+                self.finish_unstable(soup, plane_of(b))
                 keep[b] = False
                 continue
-            if self.settled(soup, cells[b]):
+            if self.settled(soup, functools.partial(plane_of, b)):
                 keep[b] = False
-        tier.cells = cells
         tier.keep(keep)
         return outgrown
 
 
 class _Tier:
-    """A batch of planes of one size: cells ``(B, size, size)`` and the soups on them."""
+    """A batch of planes of one size: cells ``(B, size, size)`` and the soups on them; or, with
+    ``tiles``, the planes held there as lane tiles (:mod:`.tiled_tier`) and ``cells`` unused."""
 
-    def __init__(self, size: int, capacity: int):
+    def __init__(self, size: int, capacity: int, tiles: TiledPlanes | None = None):
         self.size = size
         self.capacity = capacity
         self.cells = np.zeros((0, size, size), dtype=np.uint8)
+        self.tiles = tiles
         self.soups: list[_Soup] = []
         self.pending: list[tuple[_Soup, np.ndarray]] = []
 
@@ -472,7 +489,11 @@ class _Tier:
             top, left = (size - h) // 2, (size - w) // 2
             block[k, top : top + h, left : left + w] = content
             self.soups.append(soup)
-        self.cells = np.concatenate([self.cells, block]) if len(self.cells) else block
+        if self.tiles is not None:
+            for plane in block:
+                self.tiles.append(plane)
+        else:
+            self.cells = np.concatenate([self.cells, block]) if len(self.cells) else block
 
     @property
     def occupied(self) -> int:
@@ -481,7 +502,10 @@ class _Tier:
 
     def keep(self, mask: np.ndarray) -> None:
         if not mask.all():
-            self.cells = self.cells[mask]
+            if self.tiles is not None:
+                self.tiles.keep(mask)
+            else:
+                self.cells = self.cells[mask]
             self.soups = [s for s, k in zip(self.soups, mask, strict=True) if k]
 
 
