@@ -48,10 +48,10 @@ from .bitpack_bdd import count_sets, is_count_circuit, table_circuit
 from .bitpack_circuit import (
     PLANE_COUNTS,
     TOTAL,
-    difference_expression,
+    count_expression,
+    is_difference,
     load_generated_module,
     may_specialise,
-    op_count,
     planes_key,
 )
 from .lanes_layout import LANES, TILES, use_lanes, use_tiles
@@ -494,12 +494,8 @@ def pair_rule(table: bytes) -> tuple[str, bool]:
     """The rule expression the count kernels' pass loop runs for a B/S ``table`` and whether it is
     in difference coordinates (:func:`.bitpack_circuit.difference_expression`): those when they
     exist and take fewer operations than the total's bits (Life: 4 against 8)."""
-    circuit = table_circuit(table)
-    birth, survival = count_sets(table, "M")
-    difference = difference_expression(birth, survival)
-    if difference is not None and op_count(difference) < op_count(circuit.result) + ("t3" in circuit.result):
-        return difference, True
-    return circuit.result, False
+    expression = count_expression(*count_sets(table, "M"), 0)
+    return expression, is_difference(expression)
 
 
 _ENGINE = "bitpack-lanes"
