@@ -299,14 +299,14 @@ def difference_expression(birth: frozenset[int], survival: frozenset[int]) -> st
     return re.sub(r"\bt([12])\b", r"s\1", expression)
 
 
-def count_expression(birth: frozenset[int], survival: frozenset[int], difference_cost: int) -> str:
-    """The rule expression a B/S count kernel runs: :func:`difference_expression` when it exists and,
-    with ``difference_cost`` operations more to form its inputs (the kernel's structure; 0 in the
-    tiled and lane kernels' pairs of rows), is still shorter than :func:`rule_expression`; else
+def count_expression(birth: frozenset[int], survival: frozenset[int]) -> str:
+    """The rule expression the tiled and lane kernels' pairs of output rows run
+    (:mod:`.bitpack_lanes`, where difference coordinates cost what the total's bits cost):
+    :func:`difference_expression` when it exists and is shorter than :func:`rule_expression`, else
     that. Tell them apart with :func:`is_difference`."""
     expression = rule_expression(birth, survival)
     difference = difference_expression(birth, survival)
-    if difference is not None and op_count(difference) + difference_cost < op_count(expression) + ("t3" in expression):
+    if difference is not None and op_count(difference) < op_count(expression) + ("t3" in expression):
         return difference
     return expression
 

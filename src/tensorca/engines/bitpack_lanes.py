@@ -494,7 +494,7 @@ def pair_rule(table: bytes) -> tuple[str, bool]:
     """The rule expression the count kernels' pass loop runs for a B/S ``table`` and whether it is
     in difference coordinates (:func:`.bitpack_circuit.difference_expression`): those when they
     exist and take fewer operations than the total's bits (Life: 4 against 8)."""
-    expression = count_expression(*count_sets(table, "M"), 0)
+    expression = count_expression(*count_sets(table, "M"))
     return expression, is_difference(expression)
 
 
