@@ -260,10 +260,6 @@ def rule_expression(birth: frozenset[int], survival: frozenset[int]) -> str:
     return best_expression(ones, dont)
 
 
-#: The names of :func:`difference_expression`'s inputs, as :data:`INPUTS` (no bit 3).
-DIFFERENCE_INPUTS = ("t0", "s1", "s2", "c")
-
-
 @lru_cache(maxsize=1024)
 def difference_expression(birth: frozenset[int], survival: frozenset[int]) -> str | None:
     """The next-state bit-plane over ``t0, s1 = t0 ^ t1, s2 = t1 ^ t2, c`` (the total's bits

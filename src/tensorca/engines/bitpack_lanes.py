@@ -54,7 +54,7 @@ from .bitpack_circuit import (
     may_specialise,
     planes_key,
 )
-from .lanes_layout import LANES, TILES, use_lanes, use_tiles
+from .lanes_layout import BYTE_HIGH, BYTE_LOW, LANES, TILES, use_lanes, use_tiles
 
 _TEMPLATE_VERSION = "4"
 
@@ -593,8 +593,6 @@ def advance_lanes(cells: np.ndarray, table: bytes, torus: bool, generations: int
     return out
 
 
-_BYTE_LOW = np.uint64(0x0101010101010101)
-_BYTE_HIGH = np.uint64(0x8080808080808080)
 
 
 @njit(cache=True)
@@ -782,11 +780,11 @@ def tile_halo(a: np.ndarray, wrap: bool) -> None:
         left = a[y, tw]  # the column left of tile tx is the last column of tile tx - 1 (lane - 1)
         right = a[y, 1]
         if wrap:
-            a[y, 0] = ((left << one) & ~_BYTE_LOW) | ((left >> seven) & _BYTE_LOW)
-            a[y, tw + 1] = ((right >> one) & ~_BYTE_HIGH) | ((right << seven) & _BYTE_HIGH)
+            a[y, 0] = ((left << one) & ~BYTE_LOW) | ((left >> seven) & BYTE_LOW)
+            a[y, tw + 1] = ((right >> one) & ~BYTE_HIGH) | ((right << seven) & BYTE_HIGH)
         else:
-            a[y, 0] = (left << one) & ~_BYTE_LOW
-            a[y, tw + 1] = (right >> one) & ~_BYTE_HIGH
+            a[y, 0] = (left << one) & ~BYTE_LOW
+            a[y, tw + 1] = (right >> one) & ~BYTE_HIGH
 
 
 #: Bytes of one task's blocked working set (per generation of the block the ring rows a pass

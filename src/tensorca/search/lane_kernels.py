@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
+from ..engines.lanes_layout import BYTE_HIGH, BYTE_LOW
 
 #: Bits of the per-lane population counters (bit-sliced): planes up to 2^20 - 1 cells.
 COUNTER_BITS = 20
@@ -37,7 +38,6 @@ def _add_word(counter: np.ndarray, word: np.uint64, at: int) -> None:
         t = counter[i] & carry
         counter[i] ^= carry
         carry = t
-
 
 
 @njit(cache=True)
@@ -155,10 +155,6 @@ def scan_groups(lanes: np.ndarray, guard: int, pops: np.ndarray, band: np.ndarra
             pops[g, lane] = total
 
 
-_BYTE_LOW = np.uint64(0x0101010101010101)
-_BYTE_HIGH = np.uint64(0x8080808080808080)
-
-
 @njit(cache=True)
 def scan_tiles(a: np.ndarray, guard: int) -> tuple[int, bool]:
     """Population of one plane held as 64 lane tiles (``a`` ``(th + 2, tw + 2)`` uint64, the layout
@@ -179,7 +175,7 @@ def scan_tiles(a: np.ndarray, guard: int) -> tuple[int, bool]:
         for x in range(1, tw + 1):
             v = row[x]
             pop += _popcount(v)
-            cols = (_BYTE_LOW if x <= guard else np.uint64(0)) | (_BYTE_HIGH if x > tw - guard else np.uint64(0))
+            cols = (BYTE_LOW if x <= guard else np.uint64(0)) | (BYTE_HIGH if x > tw - guard else np.uint64(0))
             edge |= v & (rows | cols)
     return pop, edge != 0
 

@@ -33,8 +33,11 @@ class TiledPlanes:
     def __init__(self, size: int, module: Any):
         if not tiled_planes_fit(size):
             raise ValueError(f"{size}-wide planes cannot be held as 64 lane tiles")
+        from ..engines import bitpack_lanes  # imports Numba: only once a lane module exists
+
         self.size = size
         self.module = module
+        self._lanes = bitpack_lanes
         self.side = size // TILES  # lane rows and words of a tile
         self.planes: list[np.ndarray] = []
         self._spare = self._empty()  # the other buffer of each plane's ping-pong, shared
@@ -42,43 +45,34 @@ class TiledPlanes:
     def _empty(self) -> np.ndarray:
         return np.zeros((self.side + 2, self.side + 2), dtype=np.uint64)
 
-    @staticmethod
-    def _serial() -> Any:
+    def _serial(self) -> Any:
         """A context for packing and unpacking one plane on this thread (a parallel region for a
         plane's 0.26 MB leaves the other core's worker spinning for nothing)."""
-        import numba
-
-        return numba_threads(numba, 1)
+        return numba_threads(self._lanes.numba, 1)
 
     def __len__(self) -> int:
         return len(self.planes)
 
     def append(self, cells: np.ndarray) -> None:
         """Add a ``(size, size)`` plane of 0/1 cells."""
-        from ..engines.bitpack_lanes import pack_grid
-
         lanes = self._empty()
         with self._serial():
-            pack_grid(np.ascontiguousarray(cells, dtype=np.uint8), lanes)
+            self._lanes.pack_grid(np.ascontiguousarray(cells, dtype=np.uint8), lanes)
         self.planes.append(lanes)
 
     def cells(self, b: int) -> np.ndarray:
         """Plane ``b`` as a new ``(size, size)`` uint8 array."""
-        from ..engines.bitpack_lanes import unpack_grid
-
         out = np.empty((self.size, self.size), dtype=np.uint8)
         with self._serial():
-            unpack_grid(self.planes[b], out)
+            self._lanes.unpack_grid(self.planes[b], out)
         return out
 
     def set(self, b: int, cells: np.ndarray) -> None:
         """Replace plane ``b`` with ``cells`` ``(size, size)``."""
-        from ..engines.bitpack_lanes import pack_grid
-
         lanes = self.planes[b]
         lanes[:] = 0
         with self._serial():
-            pack_grid(np.ascontiguousarray(cells, dtype=np.uint8), lanes)
+            self._lanes.pack_grid(np.ascontiguousarray(cells, dtype=np.uint8), lanes)
 
     def keep(self, mask: np.ndarray) -> None:
         """Drop the planes whose ``mask`` entry is False."""
@@ -86,14 +80,11 @@ class TiledPlanes:
 
     def advance(self, generations: int) -> None:
         """Every plane ``generations`` later (bounded planes: cells off the plane stay dead)."""
-        import numba
-
-        from ..engines.bitpack_lanes import step_tiles, tile_plan
-
-        with numba_threads_capped(numba) as threads:
-            plan = tile_plan(self.module, self.side, self.side, threads, generations)
+        with numba_threads_capped(self._lanes.numba) as threads:
+            plan = self._lanes.tile_plan(self.module, self.side, self.side, threads, generations)
             for b, lanes in enumerate(self.planes):
-                self.planes[b], self._spare = step_tiles(self.module, lanes, self._spare, False, generations, plan)
+                self.planes[b], self._spare = self._lanes.step_tiles(self.module, lanes, self._spare, False,
+                                                                     generations, plan)
 
     def scan(self, guard: int) -> tuple[np.ndarray, np.ndarray]:
         """``(pops, band)``: each plane's population ``(B,)`` int64 and whether a live cell lies
