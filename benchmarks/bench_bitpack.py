@@ -151,19 +151,31 @@ def cpu_bench(quick: bool) -> dict:
     }
 
 
-def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
+#: Batches the GPU sweep times in both layouts (row-packed and lane-per-grid): (grids, side).
+GPU_BATCHES = [(4096, 64), (16384, 16), (256, 256)]
+
+
+def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_BATCHES, device: str = "cuda",
+              total_gens: int | None = None) -> dict:
+    """bitpack-gpu on ``device``: kernels on packed words (every launch configuration) and the engine
+    end to end (packing included), for single grids of ``sizes`` and the ``batches``; batches also
+    lane-per-grid. ``device="cpu"`` runs the same path in Triton's interpreter (a smoke test)."""
     import torch
     import triton
 
-    from tensorca.engines.bitpack_gpu import BitpackGpu
-    from tensorca.engines.bitpack_pack import pack_torch
+    from tensorca.engines.bitpack_gpu import BitpackGpu, BitpackGpuEngine
+    from tensorca.engines.bitpack_pack import pack_lanes_torch, pack_torch
 
-    dev = torch.device("cuda")
+    dev = torch.device(device)
+    cuda = dev.type == "cuda"
     conv, conv_name = dense_conv_engine()
-    props = torch.cuda.get_device_properties(dev)
     ops = kernel_op_count(rule_expression(RULE.birth, RULE.survival))
 
-    def cuda_time(fn, repeats=5) -> float:
+    def device_time(fn, repeats=5) -> float:
+        if not cuda:  # the interpreter's smoke test: one run
+            t0 = time.perf_counter()
+            fn()
+            return time.perf_counter() - t0
         fn()
         torch.cuda.synchronize()
         times = []
@@ -176,69 +188,69 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int]) -> dict:
             times.append(start.elapsed_time(end) / 1e3)
         return statistics.median(times)
 
+    def measure(row, key, fn, cell_gens, repeats=5):
+        try:
+            row[key] = cell_gens / device_time(fn, repeats)
+        except Exception as exc:  # a tile that does not fit, memory at 16384^2, say
+            row[key] = f"error: {type(exc).__name__}: {exc}"[:200]
+
     rows = []
-    cases = [(1, s) for s in sizes] + [(4096, 64), (256, 256)]
-    for batch, side in cases:
+    for batch, side in [(1, s) for s in sizes] + list(batches):
         cells = torch.from_numpy(soup((batch, side, side))).to(dev)
         words = pack_torch(cells)
         n_cells = batch * side * side
-        total_gens = 64 if side >= 16384 else 256
-        row = {"grid": f"{batch} x {side}^2" if batch > 1 else f"{side}^2", "gens": total_gens}
+        gens = total_gens or (64 if side >= 16384 else 256)
+        row = {"grid": f"{batch} x {side}^2" if batch > 1 else f"{side}^2", "gens": gens, "cells": n_cells}
         for g in gens_list:
             for br, bw in ([(32, 32), (64, 16)] if not quick else [(32, 32)]):
                 launch = BitpackGpu(gens_per_launch=g, block_rows=br, block_words=bw)
                 mode = "step" if g == 1 else "multi"
+                measure(row, f"g{g}_{br}x{bw}", lambda k=launch, w=words, s=side, n=gens, m=mode:
+                        k.advance_packed(w, s, RULE, True, n, mode=m), n_cells * gens)
+        if n_cells <= 1 << 26:
+            measure(row, "whole", lambda w=words, s=side, n=gens: BitpackGpu().advance_packed(w, s, RULE, True, n,
+                                                                                            mode="whole"),
+                    n_cells * gens)
+            if cuda:  # CUDA-graph replay of one-generation launches (launch overhead off the critical path)
                 try:
-                    def call(k=launch, w=words, s=side, n=total_gens, m=mode):
-                        return k.advance_packed(w, s, RULE, True, n, mode=m)
-
-                    t = cuda_time(call)
-                    row[f"g{g}_{br}x{bw}"] = n_cells * total_gens / t
-                except Exception as exc:  # a tile that does not fit, say
-                    row[f"g{g}_{br}x{bw}"] = f"error: {type(exc).__name__}: {exc}"[:200]
-        if batch * side * side <= 1 << 26:
-            launch = BitpackGpu()
-            try:
-                t = cuda_time(
-                    lambda k=launch, w=words, s=side, n=total_gens: k.advance_packed(w, s, RULE, True, n, mode="whole"))
-                row["whole"] = n_cells * total_gens / t
-            except Exception as exc:
-                row["whole"] = f"error: {exc}"[:200]
-            # CUDA-graph replay of one-generation launches (launch overhead off the critical path)
-            try:
-                step = BitpackGpu()
-                static_in = words.clone()
-                graph_gens = 32
-                torch.cuda.synchronize()
-                stream = torch.cuda.Stream()
-                stream.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(stream):
-                    step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")  # warm-up/compile
-                torch.cuda.current_stream().wait_stream(stream)
-                graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(graph):
-                    static_out = step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")
-                reps = max(1, total_gens // graph_gens)
-                t = cuda_time(lambda g=graph, r=reps: [g.replay() for _ in range(r)])
-                row["graph_step"] = n_cells * graph_gens * reps / t
-                del static_out
-            except Exception as exc:
-                row["graph_step"] = f"error: {type(exc).__name__}: {exc}"[:200]
-        # floors: one read + one write of every word per generation; ops per word
-        bytes_per_gen = 2 * batch * side * n_words(side, 32) * 4
-        row["bytes_per_gen"] = bytes_per_gen
-        if side <= 4096 or batch == 1:
+                    step = BitpackGpu()
+                    static_in = words.clone()
+                    graph_gens = 32
+                    torch.cuda.synchronize()
+                    stream = torch.cuda.Stream()
+                    stream.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(stream):
+                        step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")  # warm-up/compile
+                    torch.cuda.current_stream().wait_stream(stream)
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph):
+                        static_out = step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")
+                    reps = max(1, gens // graph_gens)
+                    t = device_time(lambda g=graph, r=reps: [g.replay() for _ in range(r)])
+                    row["graph_step"] = n_cells * graph_gens * reps / t
+                    del static_out
+                except Exception as exc:
+                    row["graph_step"] = f"error: {type(exc).__name__}: {exc}"[:200]
+        if batch > 1:  # lane-per-grid: 32 grids a word, the kernels alone, then packing included
+            lanes = pack_lanes_torch(cells)
+            for mode in ("step", "whole"):
+                measure(row, f"lanes_{mode}", lambda w=lanes, n=gens, m=mode:
+                        BitpackGpu().advance_lanes(w, RULE, True, n, mode=m), n_cells * gens)
+        torus = Topology.torus(side, side)
+        engine = BitpackGpuEngine()
+        measure(row, "engine", lambda e=engine, c=cells, t=torus, n=gens: e.advance(c, RULE, t, n), n_cells * gens, 3)
+        row["engine_layout"] = "lanes" if engine.launcher.uses_lanes(batch) else "rows"
+        # floor: one read + one write of every cell's bit per generation (no padding); ops per word
+        row["bytes_per_gen"] = 2 * n_cells // 8
+        if cuda and (side <= 4096 or batch == 1):
             g_conv = 4 if side >= 8192 else 16
-            try:
-                t = cuda_time(lambda c=cells, s=side, g=g_conv: conv.advance(c, RULE, Topology.torus(s, s), g), 3)
-                row["dense_conv"] = n_cells * g_conv / t
-            except Exception as exc:  # memory at 16384^2, say
-                row["dense_conv"] = f"error: {type(exc).__name__}"
+            measure(row, "dense_conv", lambda c=cells, t=torus, g=g_conv: conv.advance(c, RULE, t, g),
+                    n_cells * g_conv, 3)
         rows.append(row)
         print(json.dumps(row), flush=True)
     return {
-        "device": torch.cuda.get_device_name(dev),
-        "sms": props.multi_processor_count,
+        "device": torch.cuda.get_device_name(dev) if cuda else "cpu (Triton interpreter)",
+        "sms": torch.cuda.get_device_properties(dev).multi_processor_count if cuda else 0,
         "torch": torch.__version__,
         "triton": triton.__version__,
         "baseline": conv_name,

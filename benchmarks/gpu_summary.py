@@ -3,7 +3,7 @@
 Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton Y"
 
 Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (tests.txt, verify.txt,
-torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, bench.txt) and prints a short report: the test and
+torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, soups.txt, bench.txt) and prints a short report: the test and
 verify verdicts, the torch tables as measured, and for each bit-packed grid the best configuration
 against the counted memory floor (one read and one write of every 32-bit word per generation).
 """
@@ -24,6 +24,17 @@ def last_line(path: Path) -> str:
         return "(no log)"
     lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
     return lines[-1] if lines else "(empty)"
+
+
+def table_value(path: Path, label: str) -> str:
+    """The value beside ``label`` in a rich table the CLI printed (``tensorca soup``'s summary)."""
+    if not path.exists():
+        return "(no log)"
+    for line in path.read_text(errors="replace").splitlines():
+        cells = [c.strip() for c in line.strip().strip("│|").split("│")]
+        if len(cells) >= 2 and cells[0] == label:
+            return cells[1]
+    return f"(not found; last line: {last_line(path)})"
 
 
 def markdown_tables(path: Path) -> str:
@@ -56,28 +67,43 @@ def torch_targets(*paths: Path) -> str:
 
 
 def bitpack_rows(path: Path) -> str:
+    """One row per grid: the fastest kernel configuration (row-packed launches, graph replay, or
+    lane-per-grid for batches) against the floor, the engine end to end, and dense-conv; then the
+    batches' end-to-end rate against one big grid's."""
     if not path.exists():
         return "(no bitpack_gpu.json)\n"
     data = json.loads(path.read_text())
-    out = ["| grid | best config | best CUPS | 1 gen/launch | floor (1 pass) | best / floor | dense-conv |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["| grid | best kernel config | best CUPS | 1 gen/launch (rows) | lanes step / whole | floor (1 pass) | "
+           "best / floor | engine end to end (layout) | dense-conv |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+    def tera(value) -> str:
+        return f"{value / 1e12:.2f} T" if isinstance(value, (int, float)) else "-"
+
+    engine_rates = {}
     for row in data["rows"]:
         numeric = {k: v for k, v in row.items() if isinstance(v, (int, float))
-                   and (k.startswith("g") or k in ("whole", "graph_step")) and k != "gens"}
+                   and (k.startswith(("g", "lanes_")) or k in ("whole", "graph_step")) and k != "gens"}
         if not numeric:
             continue
         best_key = max(numeric, key=numeric.get)
         one = next((v for k, v in numeric.items() if k.startswith("g1_")), None)
-        cells = row["bytes_per_gen"] * 8 / 2  # bits per generation / 2 (read + write) = cells
-        floor = cells / (row["bytes_per_gen"] / MEASURED_BANDWIDTH)
+        floor = (row["bytes_per_gen"] * 8 / 2) / (row["bytes_per_gen"] / MEASURED_BANDWIDTH)
+        lanes = f"{tera(row.get('lanes_step'))} / {tera(row.get('lanes_whole'))}" if "lanes_step" in row else "-"
+        engine = row.get("engine")
+        if isinstance(engine, (int, float)):
+            engine_rates[row["grid"]] = (engine, row.get("cells"))
         conv = row.get("dense_conv")
         out.append(
-            f"| {row['grid']} | {best_key} | {numeric[best_key] / 1e12:.2f} T | "
-            f"{(one or 0) / 1e12:.2f} T | {floor / 1e12:.1f} T | {numeric[best_key] / floor:.2f} | "
-            f"{conv / 1e9:.0f} G |" if isinstance(conv, (int, float)) else
-            f"| {row['grid']} | {best_key} | {numeric[best_key] / 1e12:.2f} T | "
-            f"{(one or 0) / 1e12:.2f} T | {floor / 1e12:.1f} T | {numeric[best_key] / floor:.2f} | - |"
+            f"| {row['grid']} | {best_key} | {tera(numeric[best_key])} | {tera(one)} | {lanes} | "
+            f"{floor / 1e12:.1f} T | {numeric[best_key] / floor:.2f} | "
+            f"{tera(engine)} ({row.get('engine_layout', '?')}) | "
+            + (f"{conv / 1e9:.0f} G |" if isinstance(conv, (int, float)) else "- |")
         )
+    big = {cells: rate for grid, (rate, cells) in engine_rates.items() if " x " not in grid}
+    for grid, (rate, cells) in engine_rates.items():
+        if " x " in grid and cells in big:
+            out.append(f"\n- {grid} end to end: {rate / big[cells]:.2f}x one grid with the same cell count")
     return "\n".join(out) + "\n"
 
 
@@ -94,6 +120,10 @@ def main() -> None:
     print("bitpack-gpu (B3/S23, torus; floor = bytes of one read and one write per word per generation at "
           f"{MEASURED_BANDWIDTH / 1e12:.1f} TB/s measured copy bandwidth):\n")
     print(bitpack_rows(results / "bitpack_gpu.json"))
+    soups = results / "soups.txt"
+    print(f"Batched soups (`tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024`): "
+          f"{table_value(soups, 'soups/s')} soups/s, {table_value(soups, 'objects')} objects, "
+          f"engine {table_value(soups, 'engine')}\n")
     print("tensorca bench --quick --device cuda,cpu (the table as printed):\n")
     bench_log = results / "bench.txt"
     print("```\n" + (bench_log.read_text(errors="replace")[-6000:] if bench_log.exists() else "(no log)") + "\n```")

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (about 6 minutes in all, so a rerun fits in a 15-minute
-# device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
+# benchmarks, each under its own time limit (at most 7 minutes in all; GPU_CHECK_ONLY="step ..."
+# reruns only the steps named, so a rerun fits in a 15-minute device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
 #
 # Usage (repository root):  scripts/gpu_check.sh
+#        GPU_CHECK_ONLY="bitpack soups" scripts/gpu_check.sh   # a rerun of some steps only
 # Logs and JSON go to $OUT (the device tool's output folder) or a temporary folder; a Markdown file
 # gpu_results.md there is ready to paste into BENCHMARKS.md. The last lines printed are a short
 # table. Exit status: 3 when no CUDA device is visible, 1 when any step failed, else 0.
@@ -24,6 +25,9 @@ echo "== GPU: $GPU ($VERSIONS)"
 status=0
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS/NAME.txt
     local name=$1 limit=$2; shift 2
+    if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ " $GPU_CHECK_ONLY " != *" $name "* ]]; then
+        return 0
+    fi
     echo "== $name (limit ${limit}s): $*"
     timeout "$limit" "$@" > "$RESULTS/$name.txt" 2>&1
     local rc=$?
@@ -48,10 +52,14 @@ step torch_eager 55 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/
     --variants dense-conv,torch,torch:index,torch:graphs
 step torch_compiled 40 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
     --markdown --case 8192 --case 4096:64x64 --variants torch,torch:compile
-# 4. bitpack-gpu: generations per launch x grid size, persistent kernel, graph replay, floors.
-step bitpack 65 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,4096,16384 \
+# 4. bitpack-gpu: generations per launch x grid size, persistent kernel, graph replay, floors; the
+#    batches (4096 x 64^2, 16384 x 16^2, 256 x 256^2) row-packed and lane-per-grid, and the engine
+#    end to end against one grid of the same cell count (2048^2, 4096^2).
+step bitpack 90 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,2048,4096,16384 \
     --gens-per-launch 1,2,4,8 --json "$RESULTS/bitpack_gpu.json"
-# 5. The crossover sweep on both devices (what backend="auto" is calibrated from).
+# 5. Batched soups on the GPU: the census of apgsearch-style soups, 1024 planes a batch.
+step soups 45 "$PYTHON" -m tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024 --no-progress
+# 6. The crossover sweep on both devices (what backend="auto" is calibrated from).
 step bench 50 "$PYTHON" -m tensorca bench --quick --device cuda,cpu --json "$RESULTS/bench_gpu.json" \
     --plot "$RESULTS/bench_gpu.png"
 

@@ -23,7 +23,7 @@ from tensorca.engines.bitpack_circuit import (
     why_not_bitpack,
 )
 from tensorca.engines.bitpack_pack import last_word_mask, n_words, pack, unpack
-from tensorca.errors import EngineError
+from tensorca.errors import EngineError, UsageError
 from tensorca.rules import parse_rule, parse_spec
 from tensorca.rules.base import TableRule
 from tensorca.topology import Topology
@@ -91,6 +91,27 @@ def test_torch_pack_matches_numpy(h, w, seed):
     assert words.dtype == torch.int32
     assert np.array_equal(words.numpy().view(np.uint32), pack(cells, 32))
     assert np.array_equal(unpack_torch(words, w).numpy(), cells)
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=st.integers(1, 70), h=st.integers(1, 4), w=st.integers(1, 9), seed=st.integers(0, 2**32 - 1))
+def test_torch_lane_pack(batch, h, w, seed):
+    """Lane words: bit j of word [g, y, x] is cell (y, x) of grid 32 g + j; lanes past the batch are 0."""
+    torch = pytest.importorskip("torch")
+    from tensorca.engines.bitpack_pack import pack_lanes_torch, unpack_lanes_torch
+
+    cells = (np.random.default_rng(seed).random((batch, h, w)) < 0.5).astype(np.uint8)
+    words = pack_lanes_torch(torch.from_numpy(cells * 3))  # any nonzero value is alive
+    groups = -(-batch // 32)
+    assert words.dtype == torch.int32 and tuple(words.shape) == (groups, h, w)
+    bits = (words.numpy().view(np.uint32)[:, None] >> np.arange(32, dtype=np.uint32)[None, :, None, None]) & 1
+    padded = np.zeros((groups * 32, h, w), np.uint32)
+    padded[:batch] = cells
+    assert np.array_equal(bits.reshape(groups * 32, h, w), padded)
+    back = unpack_lanes_torch(words, batch)
+    assert back.dtype == torch.uint8 and np.array_equal(back.numpy(), cells)
+    with pytest.raises(UsageError, match="hold at most"):
+        unpack_lanes_torch(words, groups * 32 + 1)
 
 
 # --- circuits ---------------------------------------------------------------------------------------

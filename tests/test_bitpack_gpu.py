@@ -3,7 +3,8 @@
 Golden cases, parity through ``advance``, refusals, untouched input and zero generations are the
 engine contract (tests/test_engine_contract.py, which runs this engine under the interpreter too).
 Here: each kernel on its own (one generation per launch, temporal blocking, whole grid per
-program), batches split across launches, and the device list. Without a GPU the kernels run in
+program, and the lane-per-grid kernels for batches), batches split across launches, and the device
+list. Without a GPU the kernels run in
 Triton's interpreter (``TRITON_INTERPRET=1``) on CPU tensors at small sizes; with CUDA the same
 kernels run on the device at larger sizes (``cuda`` marker).
 """
@@ -19,7 +20,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("triton", reason="bitpack-gpu needs Triton (pip install triton)")
 
 from tensorca.engines import get_engine  # noqa: E402
-from tensorca.engines.bitpack_pack import pack_torch, unpack_torch  # noqa: E402
+from tensorca.engines.bitpack_pack import pack_lanes_torch, pack_torch, unpack_lanes_torch, unpack_torch  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 
@@ -49,6 +50,12 @@ def run_packed(launch, cells: np.ndarray, rule, kind: str, generations: int, mod
     words = pack_torch(torch.from_numpy(cells).to(device))
     out = launch.advance_packed(words, cells.shape[2], rule, kind == "torus", generations, mode=mode)
     return unpack_torch(out, cells.shape[2]).cpu().numpy()
+
+
+def run_lanes(launch, cells: np.ndarray, rule, kind: str, generations: int, mode: str, device="cpu") -> np.ndarray:
+    words = pack_lanes_torch(torch.from_numpy(cells).to(device))
+    out = launch.advance_lanes(words, rule, kind == "torus", generations, mode=mode)
+    return unpack_lanes_torch(out, cells.shape[0]).cpu().numpy()
 
 
 def test_devices_follow_the_interpreter(interp):
@@ -93,6 +100,48 @@ def test_interpreted_temporal_blocking(interp, rule_text, kind):
         assert np.array_equal(got, reference(cells, rule, Topology(kind, w, h), gens)), ((b, h, w), g)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B1357/S1357"])
+def test_interpreted_lane_kernels_match_reference(interp, text):
+    """Lane-per-grid batches: both topologies; a part-filled last group (whose idle lanes come
+    alive under B0 and must not leak), 1x1 and one-row grids, one-column grids; row blocks of the
+    whole kernel that do not divide the height. (Each rule's own expression is the one the row
+    kernels run, tested over PARITY_RULES; the CUDA test runs them all lane-per-grid too.)"""
+    rule = parse_rule(text)
+    rng = np.random.default_rng(sum(map(ord, text)) + 1)
+    whole = launcher(lanes_block=16)  # row blocks of 16 words: 2 rows at w = 7 (h = 5: 2, 2, 1), 4 at w = 3
+    step = launcher(block_rows=4, block_words=8)
+    for b, h, w in [(37, 5, 7), (33, 9, 3), (40, 6, 1), (24, 1, 1)]:
+        for kind in ("torus", "plane"):
+            cells = (rng.random((b, h, w)) < 0.4).astype(np.uint8)
+            want = reference(cells, rule, Topology(kind, w, h), 3)
+            assert np.array_equal(run_lanes(whole, cells, rule, kind, 3, "whole"), want), (b, h, w, kind)
+            assert np.array_equal(run_lanes(step, cells, rule, kind, 3, "step"), want), (b, h, w, kind)
+
+
+def test_lane_batches_through_the_engine(interp):
+    """The engine runs batches of ``lanes_min_batch`` grids or more lane-per-grid (the same cells
+    as the row layout); group counts past one launch are split; zero generations copy."""
+    from tensorca.engines.bitpack_gpu import BitpackGpuEngine
+
+    rule = parse_rule("B36/S23")
+    rng = np.random.default_rng(8)
+    cells = (rng.random((70, 4, 10)) < 0.4).astype(np.uint8)
+    want = reference(cells, rule, Topology.torus(10, 4), 2)
+    lanes, rows = launcher(lanes_min_batch=24), launcher(lanes_min_batch=None)
+    assert lanes.uses_lanes(24) and not lanes.uses_lanes(23) and not rows.uses_lanes(10**6)
+    lanes.max_grids_per_launch = 2  # 3 groups -> launches of 2 and 1
+    calls = []
+    original = lanes.advance_lanes
+    lanes.advance_lanes = lambda *a, **k: calls.append(a[0].shape) or original(*a, **k)
+    got = BitpackGpuEngine(lanes).advance(torch.from_numpy(cells), rule, Topology.torus(10, 4), 2)
+    assert got.dtype == torch.uint8 and np.array_equal(got.numpy(), want)
+    assert [tuple(s) for s in calls] == [(3, 4, 10), (2, 4, 10), (1, 4, 10)]
+    tensor = torch.from_numpy(cells)
+    same = BitpackGpuEngine(lanes).advance(tensor, rule, Topology.torus(10, 4), 0)
+    assert np.array_equal(same.numpy(), cells) and same.data_ptr() != tensor.data_ptr()
+
+
 def test_batches_larger_than_one_launch_are_split(interp):
     """CUDA caps the batch dimension of a launch grid; larger batches run in several launches."""
     rule = parse_rule("B36/S23")
@@ -133,4 +182,14 @@ def test_cuda_kernels_match_reference(text):
             for mode, knobs in [("step", {}), ("whole", {}), ("multi", {"gens_per_launch": 4}), ("auto", {})]:
                 got = run_packed(launcher(**knobs), cells, rule, kind, 9, mode, device="cuda")
                 assert np.array_equal(got, want), (text, (b, h, w), kind, mode)
+            for mode in ("step", "whole", "auto"):
+                got = run_lanes(launcher(), cells, rule, kind, 9, mode, device="cuda")
+                assert np.array_equal(got, want), (text, (b, h, w), kind, "lanes", mode)
+    for b, side in [(300, 16), (2000, 16), (33, 200)]:  # auto: step at 10 groups, whole at 63; rows of 200 words
+        cells = (rng.random((b, side, side)) < 0.4).astype(np.uint8)
+        for kind in ("torus", "plane"):
+            want = reference(cells, rule, Topology(kind, side, side), 9)
+            for mode in ("step", "whole", "auto"):
+                got = run_lanes(launcher(), cells, rule, kind, 9, mode, device="cuda")
+                assert np.array_equal(got, want), (text, (b, side), kind, "lanes", mode)
 

@@ -261,12 +261,13 @@ def test_golden_set_has_hensel_cases():
 
 @pytest.mark.parametrize("text", ["B2-a/S12", "B2/S13V", "MAPRANDOM"])
 def test_interpreted_gpu_kernels(text, monkeypatch):
-    """The same generated circuits in the Triton kernels (whole-grid, one-step and multi-step)."""
+    """The same generated circuits in the Triton kernels (whole-grid, one-step and multi-step, and
+    the lane-per-grid kernels)."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     from tensorca.engines.bitpack_gpu import BitpackGpu
-    from tensorca.engines.bitpack_pack import pack_torch, unpack_torch
+    from tensorca.engines.bitpack_pack import pack_lanes_torch, pack_torch, unpack_lanes_torch, unpack_torch
 
     rng = np.random.default_rng(11)
     rule = parse_rule(map_text(random_table(rng, b0=True)) if text == "MAPRANDOM" else text)
@@ -280,3 +281,9 @@ def test_interpreted_gpu_kernels(text, monkeypatch):
             out = launch.advance_packed(words, w, rule, kind == "torus", 3, mode=mode)
             want = ref.advance(cells, rule, Topology(kind, w, h), 3)
             assert np.array_equal(unpack_torch(out, w).numpy(), want), (text, mode, h, w, kind)
+    for mode, launch in (("whole", BitpackGpu(lanes_block=16)), ("step", BitpackGpu(block_rows=4, block_words=4))):
+        for h, w, kind in ((5, 9, "torus"), (6, 7, "plane")):  # lane-per-grid: 35 grids, two groups
+            cells = (rng.random((35, h, w)) < 0.4).astype(np.uint8)
+            out = launch.advance_lanes(pack_lanes_torch(torch.from_numpy(cells)), rule, kind == "torus", 3, mode=mode)
+            want = ref.advance(cells, rule, Topology(kind, w, h), 3)
+            assert np.array_equal(unpack_lanes_torch(out, 35).numpy(), want), (text, "lanes", mode, h, w, kind)

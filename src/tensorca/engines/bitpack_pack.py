@@ -12,6 +12,11 @@ a live cell). Unpacking gives ``uint8`` 0/1.
 - NumPy: :func:`pack` / :func:`unpack`, ``uint64`` (``bits=64``) or ``uint32`` (``bits=32``) words.
 - torch: :func:`pack_torch` / :func:`unpack_torch`, ``int32`` words (torch has no full ``uint32``
   arithmetic; kernels reinterpret the bits as unsigned), computed on the tensor's own device.
+
+Lane-per-grid (``bitpack-gpu``'s batches, :func:`pack_lanes_torch` / :func:`unpack_lanes_torch`):
+``(B, H, W)`` cells -> ``(ceil(B / 32), H, W)`` ``int32`` words where bit ``j`` of word
+``[g, y, x]`` is cell ``(y, x)`` of grid ``32 g + j``. Lanes past the last grid are 0 and stay
+apart from the real grids (no lane ever reads another), so they need no mask.
 """
 
 from __future__ import annotations
@@ -82,3 +87,39 @@ def unpack_torch(words: Any, width: int) -> Any:
     shifts = torch.arange(8, device=words.device, dtype=torch.uint8)
     bits = (as_bytes.unsqueeze(-1) >> shifts) & 1
     return bits.reshape(*as_bytes.shape[:-1], as_bytes.shape[-1] * 8)[..., :width].contiguous()
+
+
+#: Grids per ``int32`` lane word.
+LANES_32 = 32
+
+
+def pack_lanes_torch(cells: Any) -> Any:
+    """``(B, H, W)`` tensor of cells -> ``(ceil(B/32), H, W)`` ``int32`` lane words, same device.
+
+    One pass per lane over a strided view of every 32nd grid (no padded copy of the batch): the
+    only temporary is one ``int32`` plane per group, so the peak is the words plus ``4 / 32`` bytes
+    a cell.
+    """
+    import torch
+
+    batch, height, width = (int(s) for s in cells.shape)
+    groups = -(-batch // LANES_32)
+    words = torch.zeros((groups, height, width), dtype=torch.int32, device=cells.device)
+    for lane in range(min(LANES_32, batch)):
+        grids = cells[lane::LANES_32]
+        words[: grids.shape[0]] |= (grids != 0).to(torch.int32) << lane
+    return words
+
+
+def unpack_lanes_torch(words: Any, batch: int) -> Any:
+    """``(G, H, W)`` ``int32`` lane words -> ``(batch, H, W)`` ``uint8`` 0/1 cells on the same device
+    (``batch <= 32 G``; lanes past ``batch`` are dropped)."""
+    import torch
+
+    groups, height, width = (int(s) for s in words.shape)
+    if batch > groups * LANES_32:
+        raise UsageError(f"{groups} groups of lane words hold at most {groups * LANES_32} grids, not {batch}")
+    cells = torch.empty((groups, LANES_32, height, width), dtype=torch.uint8, device=words.device)
+    for lane in range(LANES_32):
+        cells[:, lane] = ((words >> lane) & 1).to(torch.uint8)  # arithmetic shift: bit 31 -> ...1111 & 1
+    return cells.reshape(groups * LANES_32, height, width)[:batch]

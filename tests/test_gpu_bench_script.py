@@ -1,0 +1,64 @@
+"""The GPU benchmark and its summary (what ``scripts/gpu_check.sh`` runs on a CUDA machine), end to
+end on the CPU in Triton's interpreter at toy sizes: device time is too scarce to find a broken
+script there. The figures here mean nothing; the keys and the table are what is checked."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("triton", reason="bitpack-gpu needs Triton (pip install triton)")
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture
+def bench_modules(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_bitpack
+    import gpu_summary
+
+    yield bench_bitpack, gpu_summary
+    for name in ("bench_bitpack", "gpu_summary"):
+        sys.modules.pop(name, None)
+
+
+def test_gpu_sweep_and_summary_run_in_the_interpreter(bench_modules, tmp_path):
+    bench_bitpack, gpu_summary = bench_modules
+    result = bench_bitpack.gpu_bench(True, [16], [1], batches=[(24, 4)], device="cpu", total_gens=1)
+    single, batch = result["rows"]
+    assert single["grid"] == "16^2" and batch["grid"] == "24 x 4^2"
+    for row in (single, batch):
+        for key in ("g1_32x32", "whole", "engine"):
+            assert isinstance(row[key], float) and row[key] > 0, (row["grid"], key, row[key])
+    assert isinstance(batch["lanes_step"], float) and isinstance(batch["lanes_whole"], float)
+    assert (single["engine_layout"], batch["engine_layout"]) == ("rows", "lanes")
+    assert batch["bytes_per_gen"] == 2 * 24 * 16 // 8
+    path = tmp_path / "bitpack_gpu.json"
+    path.write_text(json.dumps(result))
+    table = gpu_summary.bitpack_rows(path)
+    lines = [line for line in table.splitlines() if line.startswith("| 24 x 4^2")]
+    assert len(lines) == 1 and "(lanes)" in lines[0], table
+    assert "24 x 4^2 end to end" not in table  # no single grid of 384 cells to compare with
+
+
+def test_summary_reads_the_soup_census_table(bench_modules, tmp_path, monkeypatch, capsys):
+    """gpu_summary pulls soups/s out of the table `tensorca soup` prints (the CLI run for real)."""
+    import subprocess
+
+    _, gpu_summary = bench_modules
+    log = subprocess.run([sys.executable, "-m", "tensorca", "soup", "--count", "20", "--seed", "1", "--no-progress"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    (tmp_path / "soups.txt").write_text(log)
+    rate = gpu_summary.table_value(tmp_path / "soups.txt", "soups/s")
+    assert float(rate) > 0, rate
+    assert gpu_summary.table_value(tmp_path / "soups.txt", "engine").startswith("bitpack-cpu")
+    monkeypatch.setattr(sys, "argv", ["gpu_summary.py", str(tmp_path), "Test GPU", "torch x, triton y"])
+    gpu_summary.main()
+    report = capsys.readouterr().out
+    assert f"{rate} soups/s" in report and "(no bitpack_gpu.json)" in report
