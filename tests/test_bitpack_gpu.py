@@ -119,6 +119,28 @@ def test_interpreted_lane_kernels_match_reference(interp, text):
             assert np.array_equal(run_lanes(step, cells, rule, kind, 3, "step"), want), (b, h, w, kind)
 
 
+def test_lane_packing_kernels_match_the_torch_layout(interp):
+    """lanes_pack_kernel / lanes_unpack_kernel against pack_lanes_torch (the layout's definition):
+    part-filled last groups, one group, 1x1 grids, groups split across launches; too many grids
+    for the words is an EngineError."""
+    from tensorca.errors import EngineError
+
+    rule = parse_rule("B3/S23")
+    rng = np.random.default_rng(4)
+    launch = launcher()
+    for b, h, w in [(70, 4, 10), (32, 1, 1), (33, 3, 5), (1, 2, 2)]:
+        cells = torch.from_numpy((rng.random((b, h, w)) < 0.5).astype(np.uint8))
+        words = launch.pack_lanes(cells, rule)
+        assert words.dtype == torch.int32 and torch.equal(words, pack_lanes_torch(cells)), (b, h, w)
+        assert torch.equal(launch.unpack_lanes(words, b, rule), cells), (b, h, w)
+    launch.max_grids_per_launch = 1  # 70 grids: three launches each way
+    assert torch.equal(launch.pack_lanes(cells := torch.from_numpy((rng.random((70, 3, 3)) < 0.5).astype(np.uint8)),
+                                         rule), pack_lanes_torch(cells))
+    assert torch.equal(launch.unpack_lanes(pack_lanes_torch(cells), 70, rule), cells)
+    with pytest.raises(EngineError, match="hold at most 96 grids"):
+        launch.unpack_lanes(pack_lanes_torch(cells), 97, rule)
+
+
 def test_lane_batches_through_the_engine(interp):
     """The engine runs batches of ``lanes_min_batch`` grids or more lane-per-grid (the same cells
     as the row layout); group counts past one launch are split; zero generations copy."""
@@ -137,6 +159,10 @@ def test_lane_batches_through_the_engine(interp):
     got = BitpackGpuEngine(lanes).advance(torch.from_numpy(cells), rule, Topology.torus(10, 4), 2)
     assert got.dtype == torch.uint8 and np.array_equal(got.numpy(), want)
     assert [tuple(s) for s in calls] == [(3, 4, 10), (2, 4, 10), (1, 4, 10)]
+    twos = cells.copy()  # plus 2s where cells were 0: dead for a two-state rule, as in the reference
+    twos[cells == 0] = rng.integers(0, 2, int((cells == 0).sum())).astype(np.uint8) * 2
+    dead_twos = BitpackGpuEngine(lanes).advance(torch.from_numpy(twos), rule, Topology.torus(10, 4), 2)
+    assert np.array_equal(dead_twos.numpy(), reference(twos, rule, Topology.torus(10, 4), 2))
     tensor = torch.from_numpy(cells)
     same = BitpackGpuEngine(lanes).advance(tensor, rule, Topology.torus(10, 4), 0)
     assert np.array_equal(same.numpy(), cells) and same.data_ptr() != tensor.data_ptr()
@@ -192,4 +218,7 @@ def test_cuda_kernels_match_reference(text):
             for mode in ("step", "whole", "auto"):
                 got = run_lanes(launcher(), cells, rule, kind, 9, mode, device="cuda")
                 assert np.array_equal(got, want), (text, (b, side), kind, "lanes", mode)
+            engine = get_engine("bitpack-gpu")  # the packing kernels too
+            got = engine.advance(torch.from_numpy(cells).cuda(), rule, Topology(kind, side, side), 9).cpu().numpy()
+            assert np.array_equal(got, want), (text, (b, side), kind, "engine")
 

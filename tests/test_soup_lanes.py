@@ -495,3 +495,79 @@ def test_splitting_does_not_depend_on_where_the_ash_lies():
     assert here == {"xs4_33": 1, "xp2_7": 2, "xs6_696": 1, "xq4_153": 1}
     for origin in [(-50, -70), (13, -2), (-1, 40)]:
         assert Counter(f.apgcode for f in splitter.split((ash, origin))) == here
+
+
+def test_device_planes_step_scan_and_round_trip_as_cells():
+    """DevicePlanes (the tiers an engine on a GPU keeps on its device) against the engine on the
+    bounded plane and scan_planes on the cells, here with the torch engine on CPU tensors: live
+    cells on every edge and corner, just inside and just outside the guard band; staged planes,
+    set, keep."""
+    torch = pytest.importorskip("torch")
+    from tensorca.search import device_tier
+
+    size, rule = 128, parse_rule("B3/S23")
+    rng = np.random.default_rng(3)
+    cells = np.zeros((3, size, size), dtype=np.uint8)
+    cells[:, 32:96, 32:96] = rng.random((3, 64, 64)) < 0.3
+    for y, x in [(0, 0), (size - 1, size - 1), (19, size // 2), (size // 2, size - 20)]:
+        cells[1, y, x] = 1
+    for y, x in [(20, size // 2), (size // 2, size - 21), (size - 21, 20)]:
+        cells[2, y, x] = 1
+    engine = get_engine("torch")
+    planes = device_tier.DevicePlanes(size, lambda p, g: engine.advance(p, rule, Topology.plane(size, size), g), "cpu")
+    for plane in cells[:2]:
+        planes.append(plane)
+    assert len(planes) == 2 and np.array_equal(planes.cells(1), cells[1])
+    planes.append(cells[2])  # staged after the first copy
+    got = planes.cells(0)
+    got[:] = 1  # a host copy, never a view of the tensor
+    assert all(np.array_equal(planes.cells(b), cells[b]) for b in range(3))
+    pops, band = planes.scan(20)
+    want_pops, want_band = scan_planes(cells, 20)
+    assert pops.tolist() == want_pops.tolist() and band.tolist() == want_band.tolist() == [False, True, False]
+    planes.advance(21)
+    want = get_engine("numpy").advance(cells, rule, Topology.plane(size, size), 21)
+    assert all(np.array_equal(planes.cells(b), want[b]) for b in range(3))
+    assert isinstance(planes._planes, torch.Tensor)
+    planes.set(0, cells[1])
+    planes.keep(np.array([True, False, True]))
+    assert len(planes) == 2 and np.array_equal(planes.cells(0), cells[1]) and np.array_equal(planes.cells(1), want[2])
+    assert device_tier.runs_on_device(get_engine("torch"), "cuda:0")
+    assert not device_tier.runs_on_device(get_engine("torch"), "cpu")
+    assert not device_tier.runs_on_device(get_engine("numpy"), "cuda")
+
+
+def test_tiers_kept_on_the_device_keep_each_soups_census(monkeypatch):
+    """A search whose engine runs on a device keeps every tier there (here the torch engine, its
+    'device' the CPU): each soup's census and the generation it is taken at are those of planes
+    copied to the engine and back every chunk; soups 322 and 397 of seed 1 reach the 512 tier."""
+    pytest.importorskip("torch")
+    from tensorca.search import device_tier
+
+    rng = np.random.default_rng(1)
+    draws = [(rng.random((16, 16)) < 0.5).astype(np.uint8) for _ in range(398)]
+    grids = np.stack([draws[i] for i in (322, 397, 0, 5, 7, 9)])
+
+    def census(resident: bool) -> tuple[dict[int, Counter], Counter]:
+        seen: dict[int, Counter] = {}
+        record = soups._Search.record
+        sizes: Counter = Counter()
+        append = device_tier.DevicePlanes.append
+
+        def logged(self, soup, codes):
+            seen.setdefault(soup.index, Counter()).update(codes + [f"gen {soup.gen}"])
+            record(self, soup, codes)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(soups._Search, "record", logged)
+            patch.setattr(soups, "runs_on_device", lambda engine, device: resident)
+            patch.setattr(device_tier.DevicePlanes, "append",
+                          lambda self, cells: (sizes.update([self.size]), append(self, cells)))
+            result = soups.soup_search(0, "B3/S23", grids=grids, backend="torch", batch=8)
+        assert (result.engine, result.soups) == ("torch", len(grids))
+        return seen, sizes
+
+    resident, sizes = census(True)
+    copied, none = census(False)
+    assert resident == copied and not none
+    assert sizes[128] == len(grids) and sizes[256] >= 2 and sizes[512] == 2

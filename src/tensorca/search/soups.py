@@ -20,6 +20,8 @@ How a batch runs (the same scheme for every engine):
   is done; otherwise it runs on and is checked again 120 generations later.
 - With ``bitpack-cpu`` and a 3x3 rule, planes up to ``LANE_MAX_PLANE`` wide stay bit-packed, 64
   soups to a word, and stability is tested exactly on the packed planes (:mod:`.lane_tier`).
+- With an engine on a GPU (``bitpack-gpu``, ``torch`` on CUDA), every tier's planes stay on the
+  device between chunks and are reduced there (:mod:`.device_tier`).
 - Finished soups leave the batch and new soups take their place, so the batch stays full and the
   total work is proportional to the soups' lifetimes, not to the longest one's.
 - A soup still unstable after ``max_gens`` is censused as it is (unresolved parts count as
@@ -37,6 +39,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +57,7 @@ from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
 from .band_kernels import alive_box, band_islands, blocking_islands, clear_behind, lone_band_island, scan_planes
+from .device_tier import DevicePlanes, runs_on_device
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 from .tiled_tier import TiledPlanes, tiled_planes_fit
@@ -206,6 +210,8 @@ class _Search:
         self.band_splitter: Splitter = splitter_for(self.stepper, BAND_MAX_PERIOD)
         # bitpack-cpu with a 3x3 two-state rule: tiers up to LANE_MAX_PLANE stay in lanes (lane_tier)
         self.lane_module = lane_module_for(rule) if engine.name == "bitpack-cpu" else None
+        # an engine on a GPU: planes stay on its device between chunks (device_tier)
+        self.resident = runs_on_device(engine, device)
         self.reach = self.stepper.reach
         self.counts: Counter = Counter()
         self.generations = 0
@@ -355,6 +361,9 @@ class _Search:
                 tiers[size] = LaneTier(size, capacity, self.lane_module)
             elif self.lane_module is not None and tiled_planes_fit(size):
                 tiers[size] = _Tier(size, capacity, TiledPlanes(size, self.lane_module))
+            elif self.resident:
+                tiers[size] = _Tier(size, capacity, DevicePlanes(size, functools.partial(self.advance_on_device,
+                                                                                         size=size), self.device))
             else:
                 tiers[size] = _Tier(size, capacity)
             size *= 2
@@ -422,11 +431,16 @@ class _Search:
                                       Topology.plane(size, size), generations)
         return np.ascontiguousarray(like_input(out, batch))[:count]
 
+    def advance_on_device(self, planes: Any, generations: int, size: int) -> Any:
+        """``planes`` ``(B, size, size)`` uint8 bounded planes (a tensor on the engine's device)
+        ``generations`` later, left there."""
+        return self.engine.advance(planes, self.rule, Topology.plane(size, size), generations)
+
     def step_tier(self, tier: _Tier) -> list[tuple[_Soup, np.ndarray]]:
         """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
         guard = CHUNK * self.reach
         tiles = tier.tiles
-        if tiles is not None:  # planes kept as lane tiles: unpacked only when the host needs them
+        if tiles is not None:  # planes kept as lane tiles or on the device: fetched only when the host needs them
             with self.engine_threads():
                 tiles.advance(CHUNK)
             pops, band = tiles.scan(guard)
@@ -466,9 +480,10 @@ class _Search:
 
 class _Tier:
     """A batch of planes of one size: cells ``(B, size, size)`` and the soups on them; or, with
-    ``tiles``, the planes held there as lane tiles (:mod:`.tiled_tier`) and ``cells`` unused."""
+    ``tiles``, the planes held there (as lane tiles, :mod:`.tiled_tier`, or on the engine's device,
+    :mod:`.device_tier`) and ``cells`` unused."""
 
-    def __init__(self, size: int, capacity: int, tiles: TiledPlanes | None = None):
+    def __init__(self, size: int, capacity: int, tiles: TiledPlanes | DevicePlanes | None = None):
         self.size = size
         self.capacity = capacity
         self.cells = np.zeros((0, size, size), dtype=np.uint8)
