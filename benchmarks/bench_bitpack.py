@@ -156,10 +156,12 @@ GPU_BATCHES = [(4096, 64), (16384, 16), (256, 256)]
 
 
 def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_BATCHES, device: str = "cuda",
-              total_gens: int | None = None) -> dict:
+              total_gens: int | None = None, progress: Path | None = None) -> dict:
     """bitpack-gpu on ``device``: kernels on packed words (every launch configuration) and the engine
     end to end (packing included), for single grids of ``sizes`` and the ``batches``; batches also
-    lane-per-grid. ``device="cpu"`` runs the same path in Triton's interpreter (a smoke test)."""
+    lane-per-grid. ``device="cpu"`` runs the same path in Triton's interpreter (a smoke test).
+    ``progress``: a JSON file rewritten after every grid (so a run cut short by a time limit still
+    leaves its rows)."""
     import torch
     import triton
 
@@ -194,7 +196,16 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         except Exception as exc:  # a tile that does not fit, memory at 16384^2, say
             row[key] = f"error: {type(exc).__name__}: {exc}"[:200]
 
-    rows = []
+    result = {
+        "device": torch.cuda.get_device_name(dev) if cuda else "cpu (Triton interpreter)",
+        "sms": torch.cuda.get_device_properties(dev).multi_processor_count if cuda else 0,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "baseline": conv_name,
+        "ops_per_word": ops,
+        "rows": [],
+    }
+    rows = result["rows"]
     for batch, side in [(1, s) for s in sizes] + list(batches):
         cells = torch.from_numpy(soup((batch, side, side))).to(dev)
         words = pack_torch(cells)
@@ -248,15 +259,9 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
                     n_cells * g_conv, 3)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    return {
-        "device": torch.cuda.get_device_name(dev) if cuda else "cpu (Triton interpreter)",
-        "sms": torch.cuda.get_device_properties(dev).multi_processor_count if cuda else 0,
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "baseline": conv_name,
-        "ops_per_word": ops,
-        "rows": rows,
-    }
+        if progress is not None:
+            progress.write_text(json.dumps(result, indent=2))
+    return result
 
 
 LIFE_MAP = "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA"
@@ -604,7 +609,7 @@ def main(argv=None) -> None:
         result = cpu_bench(args.quick)
     else:
         result = gpu_bench(args.quick, [int(s) for s in args.sizes.split(",")],
-                           [int(g) for g in args.gens_per_launch.split(",")])
+                           [int(g) for g in args.gens_per_launch.split(",")], progress=args.json)
     result["machine"] = machine()
     result["date"] = time.strftime("%Y-%m-%d %H:%M")
     print(f"# ops per word (B3/S23): {result['ops_per_word']}")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (at most 7 minutes in all; GPU_CHECK_ONLY="step ..."
+# benchmarks, each under its own time limit (at most 7.5 minutes in all; GPU_CHECK_ONLY="step ..."
 # reruns only the steps named, so a rerun fits in a 15-minute device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
 #
@@ -42,7 +42,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS
 #    kernel compiled for the GPU, DeviceStream on CUDA.
 step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda \
     tests/test_engine_contract.py
-step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
+step tests 90 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
     tests/test_torch_engine.py tests/test_bitpack_gpu.py tests/test_data.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control.
 step verify 35 "$PYTHON" -m tensorca verify --device cuda

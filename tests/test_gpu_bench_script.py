@@ -30,7 +30,10 @@ def bench_modules(monkeypatch):
 
 def test_gpu_sweep_and_summary_run_in_the_interpreter(bench_modules, tmp_path):
     bench_bitpack, gpu_summary = bench_modules
-    result = bench_bitpack.gpu_bench(True, [16], [1], batches=[(24, 4)], device="cpu", total_gens=1)
+    progress = tmp_path / "progress.json"
+    result = bench_bitpack.gpu_bench(True, [16], [1], batches=[(24, 4)], device="cpu", total_gens=1,
+                                     progress=progress)
+    assert json.loads(progress.read_text()) == json.loads(json.dumps(result))  # rewritten after every grid
     single, batch = result["rows"]
     assert single["grid"] == "16^2" and batch["grid"] == "24 x 4^2"
     for row in (single, batch):
