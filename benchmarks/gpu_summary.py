@@ -2,10 +2,11 @@
 
 Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton Y"
 
-Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (tests.txt, verify.txt,
-torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, soups.txt, bench.txt) and prints a short report: the test and
-verify verdicts, the torch tables as measured, and for each bit-packed grid the best configuration
-against the counted memory floor (one read and one write of every 32-bit word per generation).
+Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (contract.txt, tests.txt,
+kernels.txt, verify.txt, torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, soups.txt,
+bench.txt) and prints a short report: the test and verify verdicts, the torch tables as measured,
+for each bit-packed grid the best configuration against the counted memory floor (one read and one
+write of every cell's bit per generation) and the engine end to end, and the soup census rate.
 """
 
 from __future__ import annotations
@@ -111,7 +112,9 @@ def main() -> None:
     results, gpu, versions = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     print(f"## GPU: {gpu} ({time.strftime('%Y-%m-%d')}, {versions})\n")
     print("Measured by `scripts/gpu_check.sh` (commands and logs in that script).\n")
-    print(f"- tests on CUDA: {last_line(results / 'tests.txt')}")
+    print(f"- tests on CUDA: {last_line(results / 'contract.txt')} (engine contract); "
+          f"{last_line(results / 'tests.txt')} (torch engine, data); "
+          f"{last_line(results / 'kernels.txt')} (Triton kernels)")
     print(f"- verify --device cuda: {last_line(results / 'verify.txt')}\n")
     print("torch engine (B3/S23, torus; M cell updates/s, ratio to the first variant):\n")
     print(markdown_tables(results / "torch_eager.txt"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (at most 7.5 minutes in all; GPU_CHECK_ONLY="step ..."
+# benchmarks, each under its own time limit (at most 8 minutes in all; GPU_CHECK_ONLY="step ..."
 # reruns only the steps named, so a rerun fits in a 15-minute device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
 #
@@ -38,12 +38,14 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS
 
 # 1. Tests on CUDA: the engine contract on every CUDA device (golden cases, parity on every
 #    topology and rule family, refusals, untouched input) for torch, dense-conv and bitpack-gpu;
-#    then the torch engine's own tests (paths, graphs, no host sync in the loop), each Triton
-#    kernel compiled for the GPU, DeviceStream on CUDA.
+#    then the torch engine's own tests (paths, graphs, no host sync in the loop), DeviceStream on
+#    CUDA; then each Triton kernel compiled for the GPU (only the `cuda` tests of that file: its
+#    other tests run the same kernels in the CPU interpreter, as CI does).
 step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda \
     tests/test_engine_contract.py
-step tests 90 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
-    tests/test_torch_engine.py tests/test_bitpack_gpu.py tests/test_data.py
+step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
+    tests/test_torch_engine.py tests/test_data.py
+step kernels 60 "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda tests/test_bitpack_gpu.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control.
 step verify 35 "$PYTHON" -m tensorca verify --device cuda
 # 3. torch engine: eager paths, CUDA graphs, batched vs one at a time; then compiled.
