@@ -46,6 +46,7 @@ The directory is ``$TENSORCA_CACHE_DIR/bitpack`` when that is set, else
 
 from __future__ import annotations
 
+from functools import lru_cache
 from types import ModuleType
 
 import numba  # noqa: E402  (the engine is registered lazily; this import is what it needs)
@@ -404,6 +405,7 @@ def _strip(src, dst, b, y0, y1, wrap, rs, last_mask, lut, zero):
 
 
 
+@lru_cache(maxsize=64)  # a module's source is formatted once, not on every engine call
 def direct_source(circuit: Circuit) -> str:
     """The Numba module source of a specialised table circuit (:data:`_DIRECT_TEMPLATE`)."""
     counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
@@ -449,6 +451,7 @@ def _indent(lines: tuple[str, ...], depth: int) -> str:
     return "\n".join(pad + line for line in renamed)
 
 
+@lru_cache(maxsize=64)  # a module's source is formatted once, not on every engine call
 def kernel_source(expression: str) -> str:
     """The Numba module source for a rule expression (see :func:`.bitpack_circuit.rule_expression`),
     or for :data:`~.bitpack_circuit.GENERIC`: the rule read from the ``lut`` argument instead."""

@@ -47,6 +47,7 @@ the CPU kernels; Triton compiles it once per rule and caches the binary itself.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -360,6 +361,7 @@ def _lane_rule(nw, n, ne, w, c, e, sw, s, se):
 '''
 
 
+@lru_cache(maxsize=64)  # a module's source is formatted once, not on every engine call
 def kernel_source(expression: str) -> str:
     """The Triton module source for a rule expression (see :func:`.bitpack_circuit.rule_expression`)."""
     total = "\n".join("    " + line for line in TOTAL)
@@ -367,6 +369,7 @@ def kernel_source(expression: str) -> str:
     return _TEMPLATE.format(key=expression, row_functions=rows)
 
 
+@lru_cache(maxsize=64)  # a module's source is formatted once, not on every engine call
 def planes_source(circuit: Circuit) -> str:
     """The Triton module source for a table circuit over the nine planes (:mod:`.bitpack_bdd`)."""
     counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
