@@ -122,8 +122,8 @@ def test_interpreted_lane_kernels_match_reference(interp, text):
 def test_lane_packing_kernels_match_the_torch_layout(interp):
     """lanes_pack_kernel / lanes_unpack_kernel against pack_lanes_torch (the layout's definition):
     part-filled last groups, one group, 1x1 grids, groups split across launches; too many grids
-    for the words is an EngineError."""
-    from tensorca.errors import EngineError
+    for the words is a UsageError."""
+    from tensorca.errors import UsageError
 
     rule = parse_rule("B3/S23")
     rng = np.random.default_rng(4)
@@ -137,7 +137,7 @@ def test_lane_packing_kernels_match_the_torch_layout(interp):
     assert torch.equal(launch.pack_lanes(cells := torch.from_numpy((rng.random((70, 3, 3)) < 0.5).astype(np.uint8)),
                                          rule), pack_lanes_torch(cells))
     assert torch.equal(launch.unpack_lanes(pack_lanes_torch(cells), 70, rule), cells)
-    with pytest.raises(EngineError, match="hold at most 96 grids"):
+    with pytest.raises(UsageError, match="hold at most 96 grids"):
         launch.unpack_lanes(pack_lanes_torch(cells), 97, rule)
 
 
