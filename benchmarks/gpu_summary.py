@@ -120,7 +120,7 @@ def main() -> None:
     print(markdown_tables(results / "torch_eager.txt"))
     print(markdown_tables(results / "torch_compiled.txt"))
     print(torch_targets(results / "torch_eager.txt", results / "torch_compiled.txt"))
-    print("bitpack-gpu (B3/S23, torus; floor = bytes of one read and one write per word per generation at "
+    print("bitpack-gpu (B3/S23, torus; floor = one read and one write of every cell's bit per generation at "
           f"{MEASURED_BANDWIDTH / 1e12:.1f} TB/s measured copy bandwidth):\n")
     print(bitpack_rows(results / "bitpack_gpu.json"))
     soups = results / "soups.txt"
