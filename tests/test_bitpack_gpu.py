@@ -48,13 +48,17 @@ def launcher(**knobs):
 
 def run_packed(launch, cells: np.ndarray, rule, kind: str, generations: int, mode: str, device="cpu") -> np.ndarray:
     words = pack_torch(torch.from_numpy(cells).to(device))
+    before = words.clone()
     out = launch.advance_packed(words, cells.shape[2], rule, kind == "torus", generations, mode=mode)
+    assert torch.equal(words, before)  # the caller's words are never written
     return unpack_torch(out, cells.shape[2]).cpu().numpy()
 
 
 def run_lanes(launch, cells: np.ndarray, rule, kind: str, generations: int, mode: str, device="cpu") -> np.ndarray:
     words = pack_lanes_torch(torch.from_numpy(cells).to(device))
+    before = words.clone()
     out = launch.advance_lanes(words, rule, kind == "torus", generations, mode=mode)
+    assert torch.equal(words, before)  # the caller's words are never written
     return unpack_lanes_torch(out, cells.shape[0]).cpu().numpy()
 
 

@@ -499,9 +499,8 @@ class BitpackGpu:
             step = self.max_grids_per_launch
             return torch.cat([self.advance_lanes(words[i : i + step], rule, torus, generations, mode)
                               for i in range(0, groups, step)])
-        src = words.contiguous().clone()
         if generations == 0 or groups == 0:
-            return src
+            return words.contiguous().clone()
         module = table_module(rule_table(rule))
         bw = _pow2(w)
         whole_ok = bw <= self.lanes_block
@@ -510,13 +509,14 @@ class BitpackGpu:
                         and groups >= self.lanes_whole_min_groups * _multiprocessors(words.device))
         if mode in ("auto", "whole") and whole_ok:
             work = torch.empty((groups, 2, h, w), dtype=torch.int32, device=words.device)
-            work[:, 0] = src
+            work[:, 0] = words
             br = max(1, min(_pow2(h), self.lanes_block // bw))
             module.lanes_whole_kernel[(groups,)](work, h, w, generations, TORUS=torus, BR=br, BW=bw,
                                                  num_warps=self.num_warps)
             return work[:, generations % 2].contiguous()
         br, bw = min(self.block_rows, _pow2(h)), min(self.block_words, bw)
         grid = (triton.cdiv(w, bw), triton.cdiv(h, br), groups)
+        src = words.contiguous().clone()  # the launches write into both buffers; the input stays
         dst = torch.empty_like(src)
         for _ in range(generations):
             module.lanes_step_kernel[grid](src, dst, h, w, TORUS=torus, BR=br, BW=bw, num_warps=self.num_warps)
@@ -539,15 +539,14 @@ class BitpackGpu:
         valid = width - (wp - 1) * 32
         rs = valid - 1
         mask = _as_i32(last_word_mask(width, 32))
-        src = words.contiguous().clone()
         if generations == 0 or n == 0:
-            return src
+            return words.contiguous().clone()
         br, bw = _pow2(h), _pow2(wp)
         whole_ok = br * bw <= max(self.whole_max_words, 1)
         if mode == "whole" or (mode == "auto" and whole_ok):
             if whole_ok or mode == "whole":
                 work = torch.empty((n, 2, h, wp), dtype=torch.int32, device=words.device)
-                work[:, 0] = src
+                work[:, 0] = words
                 module.whole_kernel[(n,)](work, h, wp, rs, mask, generations, TORUS=torus, BR=br, BW=bw,
                                           num_warps=self.num_warps)
                 return work[:, generations % 2].contiguous()
@@ -559,6 +558,7 @@ class BitpackGpu:
             g = min(g, valid)
         if g > 1 and (h < BR or wp < BW or BR - 2 * g < 1 or BW < 3):
             g = 1
+        src = words.contiguous().clone()  # the launches write into both buffers; the input stays
         dst = torch.empty_like(src)
         done = 0
         scratch = None
