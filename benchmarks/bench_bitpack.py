@@ -211,7 +211,8 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         words = pack_torch(cells)
         n_cells = batch * side * side
         gens = total_gens or (64 if side >= 16384 else 256)
-        row = {"grid": f"{batch} x {side}^2" if batch > 1 else f"{side}^2", "gens": gens, "cells": n_cells}
+        row = {"grid": f"{batch} x {side}^2" if batch > 1 else f"{side}^2", "batch": batch, "gens": gens,
+               "cells": n_cells}
         for g in gens_list:
             for br, bw in ([(32, 32), (64, 16)] if not quick else [(32, 32)]):
                 launch = BitpackGpu(gens_per_launch=g, block_rows=br, block_words=bw)

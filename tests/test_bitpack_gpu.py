@@ -129,20 +129,19 @@ def test_lane_packing_kernels_match_the_torch_layout(interp):
     for the words is a UsageError."""
     from tensorca.errors import UsageError
 
-    rule = parse_rule("B3/S23")
     rng = np.random.default_rng(4)
     launch = launcher()
     for b, h, w in [(70, 4, 10), (32, 1, 1), (33, 3, 5), (1, 2, 2)]:
         cells = torch.from_numpy((rng.random((b, h, w)) < 0.5).astype(np.uint8))
-        words = launch.pack_lanes(cells, rule)
+        words = launch.pack_lanes(cells)
         assert words.dtype == torch.int32 and torch.equal(words, pack_lanes_torch(cells)), (b, h, w)
-        assert torch.equal(launch.unpack_lanes(words, b, rule), cells), (b, h, w)
+        assert torch.equal(launch.unpack_lanes(words, b), cells), (b, h, w)
     launch.max_grids_per_launch = 1  # 70 grids: three launches each way
-    assert torch.equal(launch.pack_lanes(cells := torch.from_numpy((rng.random((70, 3, 3)) < 0.5).astype(np.uint8)),
-                                         rule), pack_lanes_torch(cells))
-    assert torch.equal(launch.unpack_lanes(pack_lanes_torch(cells), 70, rule), cells)
+    cells = torch.from_numpy((rng.random((70, 3, 3)) < 0.5).astype(np.uint8))
+    assert torch.equal(launch.pack_lanes(cells), pack_lanes_torch(cells))
+    assert torch.equal(launch.unpack_lanes(pack_lanes_torch(cells), 70), cells)
     with pytest.raises(UsageError, match="hold at most 96 grids"):
-        launch.unpack_lanes(pack_lanes_torch(cells), 97, rule)
+        launch.unpack_lanes(pack_lanes_torch(cells), 97)
 
 
 def test_lane_batches_through_the_engine(interp):
