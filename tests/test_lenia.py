@@ -465,3 +465,29 @@ def test_datasets_give_float_lenia_samples():
     assert x.dtype == torch.float32 and torch.equal(y, tensorca.run(x, rule, 2, backend="torch"))
     with pytest.raises(GridError, match="float cells"):
         Trajectories(rule, (32, 32), 1, pattern=np.ones((3, 3), np.uint8))
+
+
+def test_step_growth_decides_its_band_edge_alike_in_every_engine():
+    """gn=3 at |U - m| = s: potentials that differ only by round-off count as inside (STEP_EDGE),
+    in the reference's growth, torch's, and the scaled in-place step's."""
+    from tensorca.engines.lenia_steps import _scaled_bump, growth_bump
+    from tensorca.rules.lenia import STEP_EDGE, GrowthUpdate, growth
+
+    m, s = 0.25, 0.05
+    edge = m + s
+    potentials = np.array([edge - 3e-16, edge, edge + 3e-16, edge + 1e-13, edge + 1e-9, m - s - 1e-15, m - s - 1e-9])
+    want = np.array([1, 1, 1, 1, -1, 1, -1], dtype=np.float64)
+    assert np.array_equal(growth(GrowthUpdate(m, s, 3, 10.0), potentials), want)
+    t = torch.from_numpy(potentials)
+    assert np.array_equal(growth_bump(3, t, m, s).numpy() * 2 - 1, want)
+    assert np.array_equal(_scaled_bump(3, (t - m) / s, 1 + STEP_EDGE / s).numpy() * 2 - 1, want)
+
+
+@pytest.mark.slow
+def test_verify_step_growth_rule_on_every_topology():
+    """`tensorca verify`'s Lenia rows with its default grids and generations: the step-growth rule
+    (quantised states land on the band's edge) failed on all six topologies before STEP_EDGE."""
+    from tensorca.verify import verify
+
+    report = verify(["torch"], ["cpu"], grids=20, generations=16, seed=0, families=["lenia"], control=False)
+    assert report.ok, [row.first_mismatch for row in report.rows if not row.passed]

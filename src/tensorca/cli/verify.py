@@ -82,5 +82,11 @@ def print_notes(report) -> None:
         parts = [family if len(set(tops)) >= n_topologies else f"{family} on {'/'.join(dict.fromkeys(tops))}"
                  for family, tops in families.items()]
         say(f"{engine} on {device} does not support (skipped): {'; '.join(parts)}")
-    say("all engines bit-identical to the reference; the zero-padding control was caught"
-        if report.ok else f"FAILED: {len(report.failures())} row(s) above")
+    if not report.ok:
+        say(f"FAILED: {len(report.failures())} row(s) above")
+        return
+    tolerances = {row.tolerance for row in report.rows if row.skipped is None and not row.control} - {None}
+    verdict = ("all engines bit-identical to the reference" if not tolerances else
+               f"all engines match the reference (bit for bit; continuous rules within {max(tolerances):g})")
+    controls = any(row.control for row in report.rows if row.skipped is None)
+    say(verdict + ("; the zero-padding control was caught" if controls else "; no negative control run"))

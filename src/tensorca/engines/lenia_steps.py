@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.lenia import GrowthUpdate, KernelFFT, growth, kernel_on_grid
+from ..rules.lenia import STEP_EDGE, GrowthUpdate, KernelFFT, growth, kernel_on_grid
 from ..rules.stepspec import StepSpec
 from ..topology import Topology
 from .steps import register_step
@@ -80,7 +80,7 @@ def growth_bump(gn: int, potential: Any, m: Any, s: Any) -> Any:
     import torch
 
     if gn == 3:
-        return ((potential - m).abs() <= s).to(potential.dtype)
+        return ((potential - m).abs() <= s + STEP_EDGE).to(potential.dtype)
     d2 = (potential - m).square()
     if gn == 1:
         return torch.clamp(1 - d2 / (9 * s * s), min=0).square().square()
@@ -92,12 +92,13 @@ def growth_bump(gn: int, potential: Any, m: Any, s: Any) -> Any:
 _WIDTH_UNIT = {1: 3.0, 2: 2.0**0.5, 3: 1.0}
 
 
-def _scaled_bump(gn: int, x: Any) -> Any:
-    """``(G + 1) / 2`` of the scaled potential ``x = (U - m) / (c s)``, out of place (autograd-safe)."""
+def _scaled_bump(gn: int, x: Any, edge: float = 1.0) -> Any:
+    """``(G + 1) / 2`` of the scaled potential ``x = (U - m) / (c s)``, out of place (autograd-safe);
+    ``edge``: where the step (gn 3) ends, ``1 + STEP_EDGE / s`` in these units."""
     import torch
 
     if gn == 3:
-        return (x.abs() <= 1).to(x.dtype)
+        return (x.abs() <= edge).to(x.dtype)
     if gn == 1:
         return torch.clamp(1 - x.square(), min=0).square().square()
     return torch.exp(-x.square())
@@ -132,6 +133,7 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     # itself and the growth functions read a unit-width bump: two passes over the grid fewer.
     scale = 1.0 / (_WIDTH_UNIT[gn] * update.s)
     centre = update.m * scale
+    edge = 1.0 + STEP_EDGE * scale  # gn 3's band edge, in units of x (see rules.lenia.STEP_EDGE)
     padding = None if simple_torus(topology) else K.padding(topology, radius, device)
     # The engine caches this step per rule and *kind* of topology (a torus of any size), so the
     # kernel's transform is built lazily per padded shape (both dtypes at once) and kept here. A
@@ -165,7 +167,7 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
         if gn != 3 and not (grid.requires_grad and torch.is_grad_enabled()):
             return _fast_update(gn, grid, x, T)  # nothing to differentiate: x updated in place
         # A + G/T with G = 2 bump - 1, as one fused add: (A - 1/T) + (2/T) bump
-        return torch.clamp(torch.add(grid - 1 / T, _scaled_bump(gn, x), alpha=2 / T), 0.0, 1.0)
+        return torch.clamp(torch.add(grid - 1 / T, _scaled_bump(gn, x, edge), alpha=2 / T), 0.0, 1.0)
 
     return step
 

@@ -11,7 +11,8 @@ One generation on a grid ``A`` of floats in ``[0, 1]`` is ``A <- clip(A + G(K * 
   ``(4r(1-r))^4``, 2 exponential ``exp(4 - 1/(r(1-r)))``, 3 step ``1/4 <= r <= 3/4``, 4 staircase
   (the step plus ``1/2`` for ``r < 1/4``);
 - ``G`` (:func:`growth`) by ``gn``: 1 polynomial ``max(0, 1 - (x-m)^2/(9 s^2))^4 * 2 - 1``,
-  2 gaussian ``exp(-(x-m)^2/(2 s^2)) * 2 - 1``, 3 step ``(|x-m| <= s) * 2 - 1``.
+  2 gaussian ``exp(-(x-m)^2/(2 s^2)) * 2 - 1``, 3 step ``(|x-m| <= s) * 2 - 1`` (a potential
+  within :data:`STEP_EDGE` of the band's edge counts as inside: see there).
 
 Compiles to perceive :class:`KernelFFT` (``kernel_fft``) and update :class:`GrowthUpdate`
 (``growth``) on a continuous state space; engines build the kernel array per grid shape
@@ -110,6 +111,15 @@ def kernel_on_grid(perceive: KernelFFT, shape: tuple[int, int]) -> np.ndarray:
     return grid
 
 
+#: The step growth (``gn=3``) counts a potential within this of its band's edge, ``|x - m| = s``, as
+#: inside. Under step growth a cell moves by exactly ``1/T`` a generation and saturates at 0 or 1,
+#: so potentials land *on* the edge (``U = 0.3`` for ``m=0.25, s=0.05``), and there an FFT's round-off
+#: (~1e-15 in float64, different for NumPy's and torch's FFTs, CPU and GPU) would decide the cell:
+#: engines disagreed on such cells within 7 generations (``tensorca verify``). Differences below
+#: 1e-10 are round-off, not dynamics; float32 grids (round-off ~1e-7) cannot be tie-exact.
+STEP_EDGE = 1e-10
+
+
 def growth(update: GrowthUpdate, potential: np.ndarray) -> np.ndarray:
     """Chan's growth ``G`` (values in [-1, 1]) of ``potential``, float64."""
     x = np.asarray(potential, dtype=np.float64)
@@ -118,7 +128,7 @@ def growth(update: GrowthUpdate, potential: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1 - (x - m) ** 2 / (9 * s**2)) ** 4 * 2 - 1
     if update.gn == 2:
         return np.exp(-((x - m) ** 2) / (2 * s**2)) * 2 - 1
-    return (np.abs(x - m) <= s) * 2.0 - 1
+    return (np.abs(x - m) <= s + STEP_EDGE) * 2.0 - 1
 
 
 def _number(value: float) -> str:
