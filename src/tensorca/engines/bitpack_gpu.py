@@ -31,9 +31,13 @@ tiles of words; ``lanes_whole_kernel`` runs all generations of one group (32 gri
 ``BR`` rows at a time, when each group is small and there are enough groups to fill the device.
 
 Triton's interpreter (``TRITON_INTERPRET=1``) runs the same kernels on CPU tensors; that is how
-they are tested where there is no GPU. Only long-stable Triton APIs are used (``tl.load``/``store``,
-``program_id``, ``arange``, ``where``, shifts on ``uint32``, ``static_range``, ``debug_barrier``),
-so the code runs under Triton 3.6 and later.
+they are tested where there is no GPU, and ``benchmarks/gpu_static.py`` compiles them for sm_90
+(no GPU needed) to check what the interpreter cannot: that they compile, and spill nothing. Only
+long-stable Triton APIs are used (``tl.load``/``store``, ``program_id``, ``arange``, ``where``,
+shifts on ``uint32``, ``static_range``, ``debug_barrier``): the interpreted tests pass and every
+kernel compiles under Triton 3.6 (the CUDA machine's) as under 3.9. (Triton 3.6's interpreter
+itself needs NumPy < 2: with 2.2 it fails on ``~`` of a ``uint32``, with 2.4 on ``range`` over a
+scalar argument; compiled kernels are not affected.)
 
 Tables that are not B/S over the Moore neighbourhood (Hensel letters, MAP strings, V and H rules)
 run the same kernels with ``_row_sum``/``_combine`` swapped for the table's circuit over the nine
@@ -73,6 +77,13 @@ MAX_GRIDS_PER_LAUNCH = 65535
 #: half the lanes busy; 24 as on the CPU (``lanes_layout.MIN_BATCH``), where a small batch gains
 #: little either way. ``benchmarks/bench_bitpack.py --device cuda`` times both layouts.
 LANES_MIN_BATCH = 24
+#: Most words a ``whole_kernel`` thread holds (one program per grid, the grid in registers). With
+#: 4 warps for 4096 words (32 a thread) ptxas for sm_90 spilled 80 to 560 bytes a thread (Triton
+#: 3.9); 16 warps for 4096 cap a thread at 128 registers and Triton 3.6's code still spilled 136 to
+#: 200 bytes on a torus. 8 warps for 2048 words (8 a thread, ``whole_max_words``): 92 to 240
+#: registers, no spills, in both versions (``benchmarks/gpu_static.py`` compiles and reads them back
+#: with no GPU).
+WHOLE_WORDS_PER_THREAD = 8
 #: Cells per program of the lane packing kernels.
 _PACK_BLOCK = 1024
 
@@ -272,11 +283,14 @@ def lanes_pack_kernel(cells, words, batch, hw, BLOCK: tl.constexpr):
     p = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     g = tl.program_id(1).to(tl.int64)
     inside = p < hw
-    grid = g * 32 + tl.full((BLOCK,), 0, tl.int64)  # the group's first grid, as a block (masks need one)
+    src = cells + g * 32 * hw + p
     word = tl.full((BLOCK,), 0, tl.uint32)
-    for j in tl.static_range(32):
-        v = tl.load(cells + (grid + j) * hw + p, mask=inside & (grid + j < batch), other=0)
+    # a loop over the group's grids, not static_range: unrolled, the compiler hoists all 32 loads
+    # and spills (ptxas, sm_90); lanes past the batch stay 0
+    for j in range(tl.minimum(batch - tl.program_id(1) * 32, 32)):
+        v = tl.load(src, mask=inside, other=0)
         word = word | ((v != 0).to(tl.uint32) << j)
+        src += hw
     tl.store(words + g * hw + p, word.to(tl.int32, bitcast=True), mask=inside)
 
 
@@ -286,10 +300,11 @@ def lanes_unpack_kernel(words, cells, batch, hw, BLOCK: tl.constexpr):
     p = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     g = tl.program_id(1).to(tl.int64)
     inside = p < hw
-    grid = g * 32 + tl.full((BLOCK,), 0, tl.int64)
     word = tl.load(words + g * hw + p, mask=inside, other=0).to(tl.uint32, bitcast=True)
-    for j in tl.static_range(32):
-        tl.store(cells + (grid + j) * hw + p, ((word >> j) & 1).to(tl.uint8), mask=inside & (grid + j < batch))
+    dst = cells + g * 32 * hw + p
+    for j in range(tl.minimum(batch - tl.program_id(1) * 32, 32)):
+        tl.store(dst, ((word >> j) & 1).to(tl.uint8), mask=inside)
+        dst += hw
 
 '''
 
@@ -440,7 +455,8 @@ class BitpackGpu:
     ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``).
     ``block_rows`` x ``block_words``: the tile of ``step_kernel`` and ``multi_kernel``.
     ``whole_max_words``: grids whose ``next_pow2(H) * next_pow2(words)`` is at most this run all
-    generations in one ``whole_kernel`` launch.
+    generations in one ``whole_kernel`` launch, with enough warps (:meth:`whole_warps`) that a
+    thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words.
 
     Lane-per-grid batches (:meth:`advance_lanes`): ``lanes_min_batch`` grids or more run that way
     (:meth:`uses_lanes`; ``None`` never); ``lanes_whole_max_words``: groups of at most this many
@@ -452,7 +468,7 @@ class BitpackGpu:
     """
 
     def __init__(self, gens_per_launch: int = 1, block_rows: int = 32, block_words: int = 32,
-                 whole_max_words: int = 4096, num_warps: int = 4, lanes_min_batch: int | None = LANES_MIN_BATCH,
+                 whole_max_words: int = 2048, num_warps: int = 4, lanes_min_batch: int | None = LANES_MIN_BATCH,
                  lanes_whole_max_words: int = 128 * 128, lanes_whole_min_groups: float = 0.25,
                  lanes_block: int = 1024):
         self.gens_per_launch = gens_per_launch
@@ -469,6 +485,23 @@ class BitpackGpu:
     def uses_lanes(self, batch: int) -> bool:
         """True when a batch of ``batch`` grids runs lane-per-grid (:meth:`advance_lanes`)."""
         return self.lanes_min_batch is not None and batch >= self.lanes_min_batch
+
+    def whole_warps(self, words: int) -> int:
+        """Warps of a ``whole_kernel`` program holding ``words`` words: ``num_warps``, or more (up to
+        8) so that a thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words."""
+        return max(self.num_warps, min(8, -(-words // (32 * WHOLE_WORDS_PER_THREAD))))
+
+    def lanes_whole_tile(self, h: int, w: int) -> tuple[int, int] | None:
+        """``(BR, BW)`` block of ``lanes_whole_kernel`` for ``h x w`` lane words (``BW >= w``, about
+        ``lanes_block`` words); None when a row is wider than ``lanes_block``."""
+        bw = _pow2(w)
+        if bw > self.lanes_block:
+            return None
+        return max(1, min(_pow2(h), self.lanes_block // bw)), bw
+
+    def lanes_step_tile(self, h: int, w: int) -> tuple[int, int]:
+        """``(BR, BW)`` tile of ``lanes_step_kernel`` for ``h x w`` lane words."""
+        return min(self.block_rows, _pow2(h)), min(self.block_words, _pow2(w))
 
     def _group_spans(self, groups: int):
         """``(g0, g1)`` runs of at most ``max_grids_per_launch`` groups (a launch grid's 2nd dimension)."""
@@ -516,19 +549,19 @@ class BitpackGpu:
         if generations == 0 or groups == 0:
             return words.contiguous().clone()
         module = table_module(rule_table(rule))
-        bw = _pow2(w)
-        whole_ok = bw <= self.lanes_block
+        tile = self.lanes_whole_tile(h, w)
+        whole_ok = tile is not None
         if mode == "auto":
             whole_ok = (whole_ok and h * w <= self.lanes_whole_max_words
                         and groups >= self.lanes_whole_min_groups * _multiprocessors(words.device))
         if mode in ("auto", "whole") and whole_ok:
+            assert tile is not None
             work = torch.empty((groups, 2, h, w), dtype=torch.int32, device=words.device)
             work[:, 0] = words
-            br = max(1, min(_pow2(h), self.lanes_block // bw))
-            module.lanes_whole_kernel[(groups,)](work, h, w, generations, TORUS=torus, BR=br, BW=bw,
+            module.lanes_whole_kernel[(groups,)](work, h, w, generations, TORUS=torus, BR=tile[0], BW=tile[1],
                                                  num_warps=self.num_warps)
             return work[:, generations % 2].contiguous()
-        br, bw = min(self.block_rows, _pow2(h)), min(self.block_words, bw)
+        br, bw = self.lanes_step_tile(h, w)
         grid = (triton.cdiv(w, bw), triton.cdiv(h, br), groups)
         src = words.contiguous().clone()  # the launches write into both buffers; the input stays
         dst = torch.empty_like(src)
@@ -562,7 +595,7 @@ class BitpackGpu:
                 work = torch.empty((n, 2, h, wp), dtype=torch.int32, device=words.device)
                 work[:, 0] = words
                 module.whole_kernel[(n,)](work, h, wp, rs, mask, generations, TORUS=torus, BR=br, BW=bw,
-                                          num_warps=self.num_warps)
+                                          num_warps=self.whole_warps(br * bw))
                 return work[:, generations % 2].contiguous()
         g = self.gens_per_launch if mode in ("auto", "multi") else 1
         if mode == "multi" and g < 2:
