@@ -219,6 +219,10 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
                 mode = "step" if g == 1 else "multi"
                 measure(row, f"g{g}_{br}x{bw}", lambda k=launch, w=words, s=side, n=gens, m=mode:
                         k.advance_packed(w, s, RULE, True, n, mode=m), n_cells * gens)
+        # 8 warps to a 32x32 tile: 4 words a thread, half the registers (benchmarks/gpu_static.py)
+        eight_warps = BitpackGpu(num_warps=8)
+        measure(row, "g1_32x32_w8", lambda k=eight_warps, w=words, s=side, n=gens:
+                k.advance_packed(w, s, RULE, True, n, mode="step"), n_cells * gens)
         if n_cells <= 1 << 26:
             measure(row, "whole", lambda w=words, s=side, n=gens: BitpackGpu().advance_packed(w, s, RULE, True, n,
                                                                                             mode="whole"),
@@ -246,8 +250,9 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         if batch > 1:  # lane-per-grid: 32 grids a word, the kernels alone, then packing included
             lanes = pack_lanes_torch(cells)
             for mode in ("step", "whole"):
-                measure(row, f"lanes_{mode}", lambda w=lanes, n=gens, m=mode:
-                        BitpackGpu().advance_lanes(w, RULE, True, n, mode=m), n_cells * gens)
+                for launcher, suffix in ((BitpackGpu(), ""), (eight_warps, "_w8")):
+                    measure(row, f"lanes_{mode}{suffix}", lambda w=lanes, n=gens, m=mode, k=launcher:
+                            k.advance_lanes(w, RULE, True, n, mode=m), n_cells * gens)
         torus = Topology.torus(side, side)
         engine = BitpackGpuEngine()
         measure(row, "engine", lambda e=engine, c=cells, t=torus, n=gens: e.advance(c, RULE, t, n), n_cells * gens, 3)

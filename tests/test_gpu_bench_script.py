@@ -37,9 +37,10 @@ def test_gpu_sweep_and_summary_run_in_the_interpreter(bench_modules, tmp_path):
     single, batch = result["rows"]
     assert single["grid"] == "16^2" and batch["grid"] == "24 x 4^2"
     for row in (single, batch):
-        for key in ("g1_32x32", "whole", "engine"):
+        for key in ("g1_32x32", "g1_32x32_w8", "whole", "engine"):
             assert isinstance(row[key], float) and row[key] > 0, (row["grid"], key, row[key])
-    assert isinstance(batch["lanes_step"], float) and isinstance(batch["lanes_whole"], float)
+    for key in ("lanes_step", "lanes_whole", "lanes_step_w8", "lanes_whole_w8"):
+        assert isinstance(batch[key], float), (key, batch[key])
     assert (single["engine_layout"], batch["engine_layout"]) == ("rows", "lanes")
     assert batch["bytes_per_gen"] == 2 * 24 * 16 // 8
     path = tmp_path / "bitpack_gpu.json"
@@ -55,8 +56,8 @@ def test_summary_reads_the_soup_census_table(bench_modules, tmp_path, monkeypatc
     import subprocess
 
     _, gpu_summary = bench_modules
-    log = subprocess.run([sys.executable, "-m", "tensorca", "soup", "--count", "20", "--seed", "1", "--no-progress"],
-                         capture_output=True, text=True, timeout=300, check=True).stdout
+    command = ["-m", "tensorca", "soup", "--count", "20", "--seed", "1", "--backend", "bitpack-cpu", "--no-progress"]
+    log = subprocess.run([sys.executable, *command], capture_output=True, text=True, timeout=300, check=True).stdout
     (tmp_path / "soups.txt").write_text(log)
     rate = gpu_summary.table_value(tmp_path / "soups.txt", "soups/s")
     assert float(rate) > 0, rate
