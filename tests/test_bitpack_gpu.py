@@ -72,6 +72,27 @@ def test_devices_follow_the_interpreter(interp):
         os.environ["TRITON_INTERPRET"] = "1"
 
 
+def test_whole_kernel_sizes_and_the_forced_fallback(interp, monkeypatch):
+    """auto runs whole_kernel up to whole_max_words, a forced "whole" up to WHOLE_FORCED_MAX_WORDS
+    (a program holds the whole grid: a 4096^2 grid's would be 512k words), then the step kernel,
+    with the same cells; whole programs get warps for 8 words a thread, 4 to 8."""
+    from tensorca.engines import bitpack_gpu
+
+    launch = launcher()
+    assert launch.runs_whole(64, 2) and launch.runs_whole(256, 8) and not launch.runs_whole(257, 8)
+    assert launch.runs_whole(256, 32, "whole") and not launch.runs_whole(257, 32, "whole")
+    assert not launch.runs_whole(64, 2, "step") and not launch.runs_whole(64, 2, "multi")
+    assert {launch.whole_tile(h, wp) for h, wp in [(1, 1), (5, 1), (17, 1), (32, 2)]} == {(32, 2)}  # one compile
+    assert launch.whole_tile(33, 3) == (64, 4)
+    assert [launch.whole_warps(n) for n in (128, 1024, 2048, 8192)] == [4, 4, 8, 8]
+    monkeypatch.setattr(bitpack_gpu, "WHOLE_FORCED_MAX_WORDS", 32)
+    rule, cells = parse_rule("B3/S23"), (np.random.default_rng(5).random((1, 9, 65)) < 0.4).astype(np.uint8)
+    assert not launch.runs_whole(9, 3, "whole")
+    for kind in ("torus", "plane"):
+        want = reference(cells, rule, Topology(kind, 65, 9), 3)
+        assert np.array_equal(run_packed(launch, cells, rule, kind, 3, "whole"), want), kind
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("text", PARITY_RULES)
 def test_interpreted_kernels_match_reference(interp, text):
@@ -198,10 +219,18 @@ def test_interpreted_engine_through_run(interp):
     assert "cannot run" in engine.why_unsupported(parse_rule("345/2/4"), Topology.torus(8, 8))
 
 
+#: Rules for the compiled row kernels on CUDA: a count rule, B0 (padding bits must stay dead), the
+#: longest B/S expression. Every rule compiles its own kernels (~1-2 s each, about eight a rule);
+#: the interpreter runs all of PARITY_RULES through the same generated code.
+CUDA_RULES = ["B3/S23", "B0/S8", "B0123478/S01234678"]
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") == "1", reason="TRITON_INTERPRET=1 runs no kernel on CUDA")
-@pytest.mark.parametrize("text", PARITY_RULES)
+@pytest.mark.parametrize("text", CUDA_RULES)
 def test_cuda_kernels_match_reference(text):
+    """Compiled row kernels: odd sizes, a 1000-wide grid, a batch; a forced "whole" past
+    WHOLE_FORCED_MAX_WORDS runs the step kernel."""
     rule = parse_rule(text)
     rng = np.random.default_rng(sum(map(ord, text)))
     for b, h, w in [(3, 37, 65), (1, 257, 1000), (1, 300, 4097), (64, 64, 64)]:

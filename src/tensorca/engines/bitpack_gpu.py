@@ -84,6 +84,13 @@ LANES_MIN_BATCH = 24
 #: registers, no spills, in both versions (``benchmarks/gpu_static.py`` compiles and reads them back
 #: with no GPU).
 WHOLE_WORDS_PER_THREAD = 8
+#: Most words a forced ``whole_kernel`` (``mode="whole"``, tests and benchmarks) holds; larger grids
+#: run the step kernel. A program's tile is the whole grid, unrolled: for sm_90 8192 words compiled in
+#: 6 s (264 bytes spilled a thread), 16384 in 10 s (4440 bytes), and a 4096^2 grid would be 512k.
+WHOLE_FORCED_MAX_WORDS = 8192
+#: Smallest ``whole_kernel`` tile (rows, words). Each tile shape is its own compiled kernel (~0.4 s
+#: per rule and topology); without a floor, grids of 1, 5 and 17 rows compiled three.
+WHOLE_MIN_TILE = (32, 2)
 #: Cells per program of the lane packing kernels.
 _PACK_BLOCK = 1024
 
@@ -486,6 +493,22 @@ class BitpackGpu:
         """True when a batch of ``batch`` grids runs lane-per-grid (:meth:`advance_lanes`)."""
         return self.lanes_min_batch is not None and batch >= self.lanes_min_batch
 
+    @staticmethod
+    def whole_tile(h: int, wp: int) -> tuple[int, int]:
+        """``(BR, BW)`` of ``whole_kernel`` for ``h`` rows of ``wp`` words: powers of two, at least
+        :data:`WHOLE_MIN_TILE`, so that every small grid shares one compiled kernel per rule."""
+        return max(WHOLE_MIN_TILE[0], _pow2(h)), max(WHOLE_MIN_TILE[1], _pow2(wp))
+
+    def runs_whole(self, h: int, wp: int, mode: str = "auto") -> bool:
+        """True when :meth:`advance_packed` runs ``h`` rows of ``wp`` words in ``whole_kernel``: its
+        tile (:meth:`whole_tile`) at most ``whole_max_words`` (``mode="auto"``) or
+        :data:`WHOLE_FORCED_MAX_WORDS` (``"whole"``) words."""
+        br, bw = self.whole_tile(h, wp)
+        words = br * bw
+        if mode == "whole":
+            return words <= WHOLE_FORCED_MAX_WORDS
+        return mode == "auto" and words <= max(self.whole_max_words, 1)
+
     def whole_warps(self, words: int) -> int:
         """Warps of a ``whole_kernel`` program holding ``words`` words: ``num_warps``, or more (up to
         8) so that a thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words."""
@@ -575,7 +598,8 @@ class BitpackGpu:
         """Advance ``(B, H, ceil(W/32))`` ``int32`` words by ``generations``; returns a new tensor.
 
         ``mode``: ``"auto"``, ``"step"``, ``"multi"`` or ``"whole"`` (forcing a kernel, for tests
-        and benchmarks; ``"multi"`` and ``"whole"`` fall back to ``"step"`` where they cannot run).
+        and benchmarks; ``"multi"`` and ``"whole"`` fall back to ``"step"`` where they cannot run,
+        ``"whole"`` also past :data:`WHOLE_FORCED_MAX_WORDS`: see :meth:`runs_whole`).
         """
         if int(words.shape[0]) > self.max_grids_per_launch:  # split the batch across launches
             step = self.max_grids_per_launch
@@ -588,15 +612,13 @@ class BitpackGpu:
         mask = _as_i32(last_word_mask(width, 32))
         if generations == 0 or n == 0:
             return words.contiguous().clone()
-        br, bw = _pow2(h), _pow2(wp)
-        whole_ok = br * bw <= max(self.whole_max_words, 1)
-        if mode == "whole" or (mode == "auto" and whole_ok):
-            if whole_ok or mode == "whole":
-                work = torch.empty((n, 2, h, wp), dtype=torch.int32, device=words.device)
-                work[:, 0] = words
-                module.whole_kernel[(n,)](work, h, wp, rs, mask, generations, TORUS=torus, BR=br, BW=bw,
-                                          num_warps=self.whole_warps(br * bw))
-                return work[:, generations % 2].contiguous()
+        if self.runs_whole(h, wp, mode):
+            br, bw = self.whole_tile(h, wp)
+            work = torch.empty((n, 2, h, wp), dtype=torch.int32, device=words.device)
+            work[:, 0] = words
+            module.whole_kernel[(n,)](work, h, wp, rs, mask, generations, TORUS=torus, BR=br, BW=bw,
+                                      num_warps=self.whole_warps(br * bw))
+            return work[:, generations % 2].contiguous()
         g = self.gens_per_launch if mode in ("auto", "multi") else 1
         if mode == "multi" and g < 2:
             g = 2
