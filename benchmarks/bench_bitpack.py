@@ -223,10 +223,15 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         eight_warps = BitpackGpu(num_warps=8)
         measure(row, "g1_32x32_w8", lambda k=eight_warps, w=words, s=side, n=gens:
                 k.advance_packed(w, s, RULE, True, n, mode="step"), n_cells * gens)
-        if n_cells <= 1 << 26:
+        # the same kernel on a plane: the torus's wrapped columns cost layout conversions through
+        # shared memory in the compiled code (benchmarks/gpu_static.py); this times what they cost
+        measure(row, "g1_32x32_plane", lambda w=words, s=side, n=gens:
+                BitpackGpu().advance_packed(w, s, RULE, False, n, mode="step"), n_cells * gens)
+        if BitpackGpu().runs_whole(side, int(words.shape[2]), "whole"):  # the grid fits one program
             measure(row, "whole", lambda w=words, s=side, n=gens: BitpackGpu().advance_packed(w, s, RULE, True, n,
                                                                                             mode="whole"),
                     n_cells * gens)
+        if n_cells <= 1 << 26:
             if cuda:  # CUDA-graph replay of one-generation launches (launch overhead off the critical path)
                 try:
                     step = BitpackGpu()
@@ -253,6 +258,8 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
                 for launcher, suffix in ((BitpackGpu(), ""), (eight_warps, "_w8")):
                     measure(row, f"lanes_{mode}{suffix}", lambda w=lanes, n=gens, m=mode, k=launcher:
                             k.advance_lanes(w, RULE, True, n, mode=m), n_cells * gens)
+            measure(row, "lanes_whole_plane", lambda w=lanes, n=gens:
+                    BitpackGpu().advance_lanes(w, RULE, False, n, mode="whole"), n_cells * gens)
         torus = Topology.torus(side, side)
         engine = BitpackGpuEngine()
         measure(row, "engine", lambda e=engine, c=cells, t=torus, n=gens: e.advance(c, RULE, t, n), n_cells * gens, 3)

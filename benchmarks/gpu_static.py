@@ -54,7 +54,9 @@ class Case:
 @dataclass
 class Compiled:
     """What ``ptxas`` made of a :class:`Case`: per thread ``registers``, ``local_bytes`` (spills and
-    stack); per block ``shared_bytes``; ``warps_per_sm`` the occupancy they allow."""
+    stack); per block ``shared_bytes``; ``warps_per_sm`` the occupancy they allow; ``instructions``
+    the SASS instructions in the program (static: a loop's body counts once) and
+    ``words_per_thread`` the words each thread computes per pass."""
 
     rule: str
     torus: bool
@@ -66,11 +68,17 @@ class Compiled:
     shared_bytes: int
     warps_per_sm: int
     seconds: float
+    instructions: int = 0
+    words_per_thread: float = 0.0
+
+    @property
+    def instructions_per_word(self) -> float:
+        return self.instructions / self.words_per_thread if self.words_per_thread else float("nan")
 
 
 def cases(torus: bool) -> list[Case]:
     """The launch configurations the engine uses, from :class:`BitpackGpu`'s defaults."""
-    from tensorca.engines.bitpack_gpu import _PACK_BLOCK, BitpackGpu, _pow2
+    from tensorca.engines.bitpack_gpu import _PACK_BLOCK, BitpackGpu
 
     launch = BitpackGpu()
     warps = launch.num_warps
@@ -82,10 +90,13 @@ def cases(torus: bool) -> list[Case]:
         Case("multi_kernel", f"8192^2, {br}x{bw} tile, G=4", {"h": 8192, "wp": 256, **row},
              {"TORUS": torus, "G": 4, "BR": br, "BW": bw}, warps),
     ]
-    for h, wp, label in [(64, 2, "64^2"), (256, 8, "256^2"),
-                         (launch.whole_max_words // 32, 32, f"{launch.whole_max_words // 32} x 1024 (most words)")]:
+    most = launch.whole_max_words // 32
+    for h, wp, label in [(7, 1, "7 x 13 (the smallest tile)"), (64, 2, "64^2"), (256, 8, "256^2"),
+                         (most, 32, f"{most} x 1024 (most words)")]:
+        tile_rows, tile_words = launch.whole_tile(h, wp)
         found.append(Case("whole_kernel", label, {"h": h, "wp": wp, "gens": 100, **row},
-                          {"TORUS": torus, "BR": _pow2(h), "BW": _pow2(wp)}, launch.whole_warps(_pow2(h) * _pow2(wp))))
+                          {"TORUS": torus, "BR": tile_rows, "BW": tile_words},
+                          launch.whole_warps(tile_rows * tile_words)))
     sbr, sbw = launch.lanes_step_tile(64, 64)
     found.append(Case("lanes_step_kernel", f"64^2 grids, {sbr}x{sbw} tile", {"h": 64, "w": 64},
                       {"TORUS": torus, "BR": sbr, "BW": sbw}, warps))
@@ -142,6 +153,24 @@ def resource_usage(cubin: bytes, cuobjdump: str) -> dict[str, int]:
     return {key: int(value) for key, value in found.items()}
 
 
+def sass_instructions(cubin: bytes, cuobjdump: str) -> int:
+    """Machine instructions (SASS, ``cuobjdump -sass``) in ``cubin``'s function, NOPs left out."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as fh:
+        fh.write(cubin)
+    try:
+        text = subprocess.run([cuobjdump, "-sass", fh.name], capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(fh.name)
+    opcodes = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", text)
+    return sum(1 for op in opcodes if op != "NOP")
+
+
+def _words_per_thread(case: Case) -> float:
+    """Words (or packed cells) one thread computes per pass of ``case``'s program."""
+    block = case.constexprs.get("BLOCK") or case.constexprs["BR"] * case.constexprs["BW"]
+    return block / (32 * case.num_warps)
+
+
 def warps_per_sm(registers: int, num_warps: int, shared_bytes: int, shared_per_sm: int = 228 * 1024) -> int:
     """Warps a sm_90 multiprocessor holds of a kernel using ``registers`` a thread: whole blocks of
     ``num_warps`` warps, limited by registers (8 a thread at a time), warps, blocks and shared memory."""
@@ -176,7 +205,8 @@ def compile_case(case: Case, rule: str, torus: bool, arch: int = 90) -> Compiled
     shared = max(usage.get("SHARED", 0), int(getattr(kernel.metadata, "shared", 0) or 0))
     return Compiled(rule, torus, case.kernel, case.label, case.num_warps, usage["REG"],
                     usage.get("LOCAL", 0) + usage.get("STACK", 0), shared,
-                    warps_per_sm(usage["REG"], case.num_warps, shared), seconds)
+                    warps_per_sm(usage["REG"], case.num_warps, shared), seconds,
+                    sass_instructions(kernel.asm["cubin"], found[1]), _words_per_thread(case))
 
 
 def compile_all(rules: list[str], arch: int = 90) -> list[Compiled]:
@@ -193,12 +223,15 @@ def compile_all(rules: list[str], arch: int = 90) -> list[Compiled]:
 
 def markdown(rows: list[Compiled], arch: int, version: str) -> str:
     lines = [f"Triton {version}, compiled for sm_{arch} (no GPU): per thread registers and local memory "
-             f"(spills), warps a multiprocessor can hold (of {MAX_WARPS_PER_SM})", "",
-             "| rule | topology | kernel | configuration | warps | registers | spilled bytes | warps/SM |",
-             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |"]
+             f"(spills), warps a multiprocessor can hold (of {MAX_WARPS_PER_SM}), SASS instructions in the "
+             "program (static: a loop body counts once) per word a thread computes", "",
+             "| rule | topology | kernel | configuration | warps | registers | spilled bytes | warps/SM | "
+             "SASS | words a thread | SASS a word |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         lines.append(f"| {r.rule} | {'torus' if r.torus else 'plane'} | `{r.kernel}` | {r.label} | {r.num_warps} | "
-                     f"{r.registers} | {r.local_bytes} | {r.warps_per_sm} |")
+                     f"{r.registers} | {r.local_bytes} | {r.warps_per_sm} | {r.instructions} | "
+                     f"{r.words_per_thread:g} | {r.instructions_per_word:.0f} |")
     return "\n".join(lines)
 
 

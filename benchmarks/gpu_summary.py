@@ -84,7 +84,7 @@ def bitpack_rows(path: Path) -> str:
     floor = MEASURED_BANDWIDTH * 8 / 2  # cells a second when each cell's bit is read and written once
     engine_rates = {}
     for row in data["rows"]:
-        numeric = {k: v for k, v in row.items() if isinstance(v, (int, float))
+        numeric = {k: v for k, v in row.items() if isinstance(v, (int, float)) and not k.endswith("_plane")
                    and (k.startswith(("g", "lanes_")) or k in ("whole", "graph_step")) and k != "gens"}
         if not numeric:
             continue
@@ -101,6 +101,13 @@ def bitpack_rows(path: Path) -> str:
             f"{tera(engine)} ({row.get('engine_layout', '?')}) | "
             + (f"{conv / 1e9:.0f} G |" if isinstance(conv, (int, float)) else "- |")
         )
+    for row in data["rows"]:  # what the torus's wrapped columns cost (layout conversions, gpu_static.py)
+        pairs = [(name, row.get(torus), row.get(f"{torus}_plane")) for name, torus in
+                 (("one generation a launch", "g1_32x32"), ("lanes whole", "lanes_whole"))]
+        ratios = [f"{name} {t / p:.2f}" for name, t, p in pairs
+                  if isinstance(t, (int, float)) and isinstance(p, (int, float)) and p > 0]
+        if ratios:
+            out.append(f"\n- {row['grid']}: torus rate / plane rate: {', '.join(ratios)}")
     big = {cells: rate for rate, cells, batch in engine_rates.values() if batch == 1}
     for grid, (rate, cells, batch) in engine_rates.items():
         if batch > 1 and cells in big:

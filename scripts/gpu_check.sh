@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (8 min 15 s of limits in all; GPU_CHECK_ONLY="step ..."
+# benchmarks, each under its own time limit (9 min of limits in all; GPU_CHECK_ONLY="step ..."
 # reruns only the steps named, so a rerun fits in a 15-minute device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
 #
@@ -45,7 +45,7 @@ step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:c
     tests/test_engine_contract.py
 step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
     tests/test_torch_engine.py tests/test_data.py
-step kernels 60 "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda tests/test_bitpack_gpu.py
+step kernels 90 "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda tests/test_bitpack_gpu.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control.
 step verify 35 "$PYTHON" -m tensorca verify --device cuda
 # 3. torch engine: eager paths, CUDA graphs, batched vs one at a time; then compiled.
@@ -56,8 +56,9 @@ step torch_compiled 40 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule 
     --markdown --case 8192 --case 4096:64x64 --variants torch,torch:compile
 # 4. bitpack-gpu: generations per launch x grid size, persistent kernel, graph replay, floors; the
 #    batches (4096 x 64^2, 16384 x 16^2, 256 x 256^2) row-packed and lane-per-grid, and the engine
-#    end to end against one grid of the same cell count (2048^2, 4096^2); 4 and 8 warps a program.
-step bitpack 105 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,2048,4096,16384 \
+#    end to end against one grid of the same cell count (2048^2, 4096^2); 4 and 8 warps a program;
+#    the torus against the plane (what wrapped columns cost).
+step bitpack 120 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,2048,4096,16384 \
     --gens-per-launch 1,2,4,8 --json "$RESULTS/bitpack_gpu.json"
 # 5. Batched soups on the GPU: the census of apgsearch-style soups, 1024 planes a batch.
 step soups 45 "$PYTHON" -m tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024 --no-progress

@@ -53,6 +53,11 @@ def test_every_kernel_compiles_for_sm90(compiled, gpu_static):
     assert ("B3/S23", True, "lanes_pack_kernel") in kernels and ("B3/S23", True, "lanes_unpack_kernel") in kernels
     assert len(compiled) == 4 * len(gpu_static.cases(True)) - 3 * 2  # the packing kernels once
     assert all(0 < r.registers <= 255 and r.warps_per_sm >= r.num_warps for r in compiled)
+    # the static SASS count, and the words a thread computes: BR x BW (or BLOCK) over the threads
+    assert all(r.instructions > 20 for r in compiled)
+    step = next(r for r in compiled if r.kernel == "step_kernel")
+    assert step.words_per_thread == 32 * 32 / (32 * step.num_warps)
+    assert step.instructions_per_word == step.instructions / step.words_per_thread
 
 
 @pytest.mark.slow
