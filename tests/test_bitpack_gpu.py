@@ -144,6 +144,51 @@ def test_interpreted_lane_kernels_match_reference(interp, text):
             assert np.array_equal(run_lanes(step, cells, rule, kind, 3, "step"), want), (b, h, w, kind)
 
 
+@pytest.fixture(params=[False, True], ids=["select-wrap", "load-wrap"])
+def lane_wrap(request, monkeypatch):
+    """Both ways the lane kernels read a torus's wrapped columns (the version-dependent choice of
+    bitpack_gpu.lane_wrap_by_loads), whatever Triton is installed."""
+    from tensorca.engines import bitpack_gpu
+
+    def clear():
+        bitpack_gpu.kernel_source.cache_clear()
+        bitpack_gpu.planes_source.cache_clear()
+
+    clear()
+    monkeypatch.setattr(bitpack_gpu, "lane_wrap_by_loads", lambda: request.param)
+    yield request.param
+    monkeypatch.undo()
+    clear()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["B3/S23", "B2-a/S12"])
+def test_lane_kernels_wrap_columns_both_ways(interp, lane_wrap, text):
+    """Torus columns -1 and w (one-word rows wrap onto themselves), the plane's zeros, spare lanes
+    of a tile past the last column; a count rule and a table circuit."""
+    from tensorca.engines.bitpack_gpu import kernel_source
+
+    assert ("mask=rows & (col < 0)" in kernel_source("c")) == lane_wrap
+    rule = parse_rule(text)
+    rng = np.random.default_rng(7)
+    whole, step = launcher(lanes_block=16), launcher(block_rows=4, block_words=4)
+    for b, h, w in [(33, 5, 7), (24, 3, 1), (32, 4, 2)]:
+        for kind in ("torus", "plane"):
+            cells = (rng.random((b, h, w)) < 0.5).astype(np.uint8)
+            want = reference(cells, rule, Topology(kind, w, h), 2)
+            assert np.array_equal(run_lanes(whole, cells, rule, kind, 2, "whole"), want), (b, h, w, kind)
+            assert np.array_equal(run_lanes(step, cells, rule, kind, 2, "step"), want), (b, h, w, kind)
+
+
+def test_lane_wrap_follows_the_triton_version(monkeypatch):
+    from tensorca.engines import bitpack_gpu
+
+    for version, by_loads in [("3.6.0", True), ("3.5.1", True), ("3.7.1", False), ("3.9.0", False),
+                              ("4.0.0", False), ("3.10.0+git1234", False)]:
+        monkeypatch.setattr(bitpack_gpu.triton, "__version__", version)
+        assert bitpack_gpu.lane_wrap_by_loads() is by_loads, version
+
+
 def test_lane_packing_kernels_match_the_torch_layout(interp):
     """lanes_pack_kernel / lanes_unpack_kernel against pack_lanes_torch (the layout's definition):
     part-filled last groups, one group, 1x1 grids, groups split across launches; too many grids

@@ -233,10 +233,13 @@ def whole_kernel(work, h, wp, rs, last_mask_i, gens, TORUS: tl.constexpr, BR: tl
         tl.debug_barrier()
 
 
+{lane_load}
+
 @triton.jit
 def _lane_row(base, r, k, h, w, TORUS: tl.constexpr):
     """Lane words (west, here, east) of row r at columns k."""
-    return _load(base, r, k - 1, h, w, TORUS), _load(base, r, k, h, w, TORUS), _load(base, r, k + 1, h, w, TORUS)
+    return (_lane_load(base, r, k, -1, h, w, TORUS), _lane_load(base, r, k, 0, h, w, TORUS),
+            _lane_load(base, r, k, 1, h, w, TORUS))
 
 
 @triton.jit
@@ -275,6 +278,50 @@ def lanes_whole_kernel(work, h, w, gens, TORUS: tl.constexpr, BR: tl.constexpr, 
         tl.debug_barrier()  # every row of generation g + 1 written before any is read
 
 '''
+
+
+#: ``_lane_load`` as a select on the column index (``_load``'s wrap), for Triton 3.7 and later.
+_LANE_LOAD_SELECT = '''@triton.jit
+def _lane_load(base, r, k, DK: tl.constexpr, h, w, TORUS: tl.constexpr):
+    """Lane words at (row r, column k + DK), k in 0..w-1: wrapped on a torus, 0 outside a plane."""
+    return _load(base, r, k + DK, h, w, TORUS)
+'''
+
+#: ``_lane_load`` with a wrapped column as a second, predicated load (Triton before 3.7, see
+#: :func:`lane_wrap_by_loads`).
+_LANE_LOAD_PREDICATED = '''@triton.jit
+def _lane_load(base, r, k, DK: tl.constexpr, h, w, TORUS: tl.constexpr):
+    """Lane words at (row r, column k + DK), k in 0..w-1 (DK in -1, 0, 1): wrapped on a torus, 0
+    outside a plane, the wrapped column read by a second load whose pointers stay contiguous along
+    the row. Spare lanes past column w read any word of the row (their results are not stored)."""
+    r = _wrap(r, h, TORUS)
+    row = base + r * w
+    rows = (r >= 0) & (r < h)
+    col = k + DK
+    v = tl.load(row + col, mask=rows & (col >= 0) & (col < w), other=0)
+    if TORUS:
+        if DK < 0:  # column -1 is the row's last
+            v = v | tl.load(row + (col + w), mask=rows & (col < 0), other=0)
+        if DK > 0:  # column w is its first
+            v = v | tl.load(row + (col - w), mask=rows & (col >= w) & (col < 2 * w), other=0)
+    return v.to(tl.uint32, bitcast=True)
+'''
+
+
+def lane_wrap_by_loads() -> bool:
+    """True where the lane kernels read a torus's wrapped columns with a second load (Triton < 3.7).
+
+    A select on the column index hides from Triton that each row's pointers are contiguous; Triton
+    3.6 then gave those loads another layout and converted between the two through shared memory:
+    8 conversions and 15 barriers in a ``lanes_whole_kernel`` program on a torus, 120 SASS
+    instructions a word against 48 on a plane. With the second load: none, 77. Triton 3.7, 3.8 and
+    3.9 convert nothing either way, and there the extra loads cost (62 to 70-80 a word under 3.9),
+    so they keep the select. Compiled for sm_90 and read back by ``benchmarks/gpu_static.py``."""
+    try:
+        major, minor = (int(part) for part in triton.__version__.split(".")[:2])
+    except ValueError:  # a development build: assume a recent one
+        return False
+    return (major, minor) < (3, 7)
 
 
 #: The lane packing kernels: rule-independent, so one module (compiled once) serves every rule.
@@ -397,7 +444,7 @@ def kernel_source(expression: str) -> str:
     """The Triton module source for a rule expression (see :func:`.bitpack_circuit.rule_expression`)."""
     total = "\n".join("    " + line for line in TOTAL)
     rows = _COUNT_ROWS.format(total=total, expr=expression)
-    return _TEMPLATE.format(key=expression, row_functions=rows)
+    return _TEMPLATE.format(key=expression, row_functions=rows, lane_load=_lane_load_source())
 
 
 @lru_cache(maxsize=64)  # a module's source is formatted once, not on every engine call
@@ -409,7 +456,11 @@ def planes_source(circuit: Circuit) -> str:
         lines="\n".join("    " + line for line in circuit.lines),
         result=circuit.result,
     )
-    return _TEMPLATE.format(key=circuit.key, row_functions=rows)
+    return _TEMPLATE.format(key=circuit.key, row_functions=rows, lane_load=_lane_load_source())
+
+
+def _lane_load_source() -> str:
+    return _LANE_LOAD_PREDICATED if lane_wrap_by_loads() else _LANE_LOAD_SELECT
 
 
 def kernel_module(expression: str) -> ModuleType:
