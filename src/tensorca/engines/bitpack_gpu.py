@@ -313,8 +313,9 @@ def lane_wrap_by_loads() -> bool:
 
     A select on the column index hides from Triton that each row's pointers are contiguous; Triton
     3.6 then gave those loads another layout and converted between the two through shared memory:
-    8 conversions and 15 barriers in a ``lanes_whole_kernel`` program on a torus, 120 SASS
-    instructions a word against 48 on a plane. With the second load: none, 77. Triton 3.7, 3.8 and
+    8 conversions in either lane kernel on a torus (15 barriers in ``lanes_step_kernel``), and
+    ``lanes_whole_kernel`` at 120 SASS instructions a word against 48 on a plane. With the second
+    load: no conversions, 77. Triton 3.7, 3.8 and
     3.9 convert nothing either way, and there the extra loads cost (62 to 70-80 a word under 3.9),
     so they keep the select. Compiled for sm_90 and read back by ``benchmarks/gpu_static.py``."""
     try:
