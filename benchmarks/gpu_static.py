@@ -139,14 +139,19 @@ def _signature(fn: Any, case: Case) -> tuple[dict[str, str], dict[tuple[int, ...
     return signature, attrs
 
 
-def resource_usage(cubin: bytes, cuobjdump: str) -> dict[str, int]:
-    """``REG``, ``STACK``, ``SHARED``, ``LOCAL`` of the one function in ``cubin`` (``cuobjdump -res-usage``)."""
+def _cuobjdump(cubin: bytes, cuobjdump: str, option: str) -> str:
+    """What ``cuobjdump <option>`` prints of ``cubin`` (written to a temporary file for it)."""
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as fh:
         fh.write(cubin)
     try:
-        text = subprocess.run([cuobjdump, "-res-usage", fh.name], capture_output=True, text=True, check=True).stdout
+        return subprocess.run([cuobjdump, option, fh.name], capture_output=True, text=True, check=True).stdout
     finally:
         os.unlink(fh.name)
+
+
+def resource_usage(cubin: bytes, cuobjdump: str) -> dict[str, int]:
+    """``REG``, ``STACK``, ``SHARED``, ``LOCAL`` of the one function in ``cubin`` (``cuobjdump -res-usage``)."""
+    text = _cuobjdump(cubin, cuobjdump, "-res-usage")
     found = dict(re.findall(r"\b(REG|STACK|SHARED|LOCAL):(\d+)", text))
     if "REG" not in found:
         raise RuntimeError(f"cuobjdump printed no resource usage:\n{text}")
@@ -155,12 +160,7 @@ def resource_usage(cubin: bytes, cuobjdump: str) -> dict[str, int]:
 
 def sass_instructions(cubin: bytes, cuobjdump: str) -> int:
     """Machine instructions (SASS, ``cuobjdump -sass``) in ``cubin``'s function, NOPs left out."""
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as fh:
-        fh.write(cubin)
-    try:
-        text = subprocess.run([cuobjdump, "-sass", fh.name], capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(fh.name)
+    text = _cuobjdump(cubin, cuobjdump, "-sass")
     opcodes = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", text)
     return sum(1 for op in opcodes if op != "NOP")
 
