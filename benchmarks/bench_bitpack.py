@@ -223,8 +223,8 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         eight_warps = BitpackGpu(num_warps=8)
         measure(row, "g1_32x32_w8", lambda k=eight_warps, w=words, s=side, n=gens:
                 k.advance_packed(w, s, RULE, True, n, mode="step"), n_cells * gens)
-        # the same kernel on a plane: the torus's wrapped columns cost layout conversions through
-        # shared memory in the compiled code (benchmarks/gpu_static.py); this times what they cost
+        # the same kernel on a plane: what the torus's wrapped columns cost (Triton 3.6 converts
+        # layouts through shared memory around them in the row kernels: benchmarks/gpu_static.py)
         measure(row, "g1_32x32_plane", lambda w=words, s=side, n=gens:
                 BitpackGpu().advance_packed(w, s, RULE, False, n, mode="step"), n_cells * gens)
         if BitpackGpu().runs_whole(side, int(words.shape[2]), "whole"):  # the grid fits one program

@@ -315,9 +315,9 @@ def lane_wrap_by_loads() -> bool:
     3.6 then gave those loads another layout and converted between the two through shared memory:
     8 conversions in either lane kernel on a torus (15 barriers in ``lanes_step_kernel``), and
     ``lanes_whole_kernel`` at 120 SASS instructions a word against 48 on a plane. With the second
-    load: no conversions, 77. Triton 3.7, 3.8 and
-    3.9 convert nothing either way, and there the extra loads cost (62 to 70-80 a word under 3.9),
-    so they keep the select. Compiled for sm_90 and read back by ``benchmarks/gpu_static.py``."""
+    load: no conversions, 77. Triton 3.7, 3.8 and 3.9 convert nothing either way, and there the
+    extra loads cost (62 to 70-80 a word under 3.9), so they keep the select. Compiled for sm_90
+    and read back by ``benchmarks/gpu_static.py``."""
     try:
         major, minor = (int(part) for part in triton.__version__.split(".")[:2])
     except ValueError:  # a development build: assume a recent one
@@ -513,9 +513,9 @@ class BitpackGpu:
 
     ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``).
     ``block_rows`` x ``block_words``: the tile of ``step_kernel`` and ``multi_kernel``.
-    ``whole_max_words``: grids whose ``next_pow2(H) * next_pow2(words)`` is at most this run all
-    generations in one ``whole_kernel`` launch, with enough warps (:meth:`whole_warps`) that a
-    thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words.
+    ``whole_max_words``: grids whose tile (:meth:`whole_tile`) holds at most this many words run
+    all generations in one ``whole_kernel`` launch (:meth:`runs_whole`), with enough warps
+    (:meth:`whole_warps`) that a thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words.
 
     Lane-per-grid batches (:meth:`advance_lanes`): ``lanes_min_batch`` grids or more run that way
     (:meth:`uses_lanes`; ``None`` never); ``lanes_whole_max_words``: groups of at most this many
