@@ -157,8 +157,7 @@ def lane_wrap(request, monkeypatch):
     clear()
     monkeypatch.setattr(bitpack_gpu, "lane_wrap_by_loads", lambda: request.param)
     yield request.param
-    monkeypatch.undo()
-    clear()
+    clear()  # the sources of this variant go; the next call formats them with the real choice
 
 
 @pytest.mark.slow
