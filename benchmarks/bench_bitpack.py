@@ -223,6 +223,9 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         eight_warps = BitpackGpu(num_warps=8)
         measure(row, "g1_32x32_w8", lambda k=eight_warps, w=words, s=side, n=gens:
                 k.advance_packed(w, s, RULE, True, n, mode="step"), n_cells * gens)
+        # every tile the edge way (wrapped, masked): what the interior tiles' path gains
+        measure(row, "g1_32x32_edges", lambda w=words, s=side, n=gens:
+                BitpackGpu(interior=False).advance_packed(w, s, RULE, True, n, mode="step"), n_cells * gens)
         # the same kernel on a plane: what the torus's wrapped columns cost (Triton 3.6 converts
         # layouts through shared memory around them in the row kernels: benchmarks/gpu_static.py)
         measure(row, "g1_32x32_plane", lambda w=words, s=side, n=gens:

@@ -34,6 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 REGISTERS_PER_SM = 65536
 MAX_WARPS_PER_SM = 64
 MAX_BLOCKS_PER_SM = 32
+#: step_kernel's labels with its interior-tile branch and without (``BitpackGpu(interior=False)``).
+INTERIOR_AND_EDGE = "interior + edge paths"
+EDGE_ONLY = "edge path only"
 #: Kernel arguments that are pointers, with their element type; every other non-constexpr is an i32.
 POINTERS = {"src": "*i32", "dst": "*i32", "scratch": "*i32", "work": "*i32", "words": "*i32", "cells": "*u8"}
 
@@ -85,8 +88,10 @@ def cases(torus: bool) -> list[Case]:
     row = {"rs": 31, "last_mask_i": -1}
     br, bw = launch.block_rows, launch.block_words
     found = [
-        Case("step_kernel", f"8192^2, {br}x{bw} tile", {"h": 8192, "wp": 256, **row},
-             {"TORUS": torus, "BR": br, "BW": bw}, warps),
+        Case("step_kernel", f"8192^2, {br}x{bw} tile, {INTERIOR_AND_EDGE}", {"h": 8192, "wp": 256, **row},
+             {"TORUS": torus, "BR": br, "BW": bw, "INTERIOR": True}, warps),
+        Case("step_kernel", f"8192^2, {br}x{bw} tile, {EDGE_ONLY}", {"h": 8192, "wp": 256, **row},
+             {"TORUS": torus, "BR": br, "BW": bw, "INTERIOR": False}, warps),
         Case("multi_kernel", f"8192^2, {br}x{bw} tile, G=4", {"h": 8192, "wp": 256, **row},
              {"TORUS": torus, "G": 4, "BR": br, "BW": bw}, warps),
     ]
@@ -221,6 +226,22 @@ def compile_all(rules: list[str], arch: int = 90) -> list[Compiled]:
     return out
 
 
+def interior_costs(rows: list[Compiled]) -> list[tuple[str, bool, float, float]]:
+    """``(rule, torus, interior, edge)`` SASS a word of ``step_kernel``'s two paths: the edge path
+    compiled alone, and the interior path as what the branch adds to it (both paths are in the
+    program; a tile runs one)."""
+    out = []
+    for both in rows:
+        if both.kernel != "step_kernel" or not both.label.endswith(INTERIOR_AND_EDGE):
+            continue
+        for edge in rows:
+            if (edge.kernel, edge.rule, edge.torus) == ("step_kernel", both.rule, both.torus) and \
+                    edge.label.endswith(EDGE_ONLY):
+                added = (both.instructions - edge.instructions) / both.words_per_thread
+                out.append((both.rule, both.torus, added, edge.instructions_per_word))
+    return out
+
+
 def markdown(rows: list[Compiled], arch: int, version: str) -> str:
     lines = [f"Triton {version}, compiled for sm_{arch} (no GPU): per thread registers and local memory "
              f"(spills), warps a multiprocessor can hold (of {MAX_WARPS_PER_SM}), SASS instructions in the "
@@ -232,6 +253,10 @@ def markdown(rows: list[Compiled], arch: int, version: str) -> str:
         lines.append(f"| {r.rule} | {'torus' if r.torus else 'plane'} | `{r.kernel}` | {r.label} | {r.num_warps} | "
                      f"{r.registers} | {r.local_bytes} | {r.warps_per_sm} | {r.instructions} | "
                      f"{r.words_per_thread:g} | {r.instructions_per_word:.0f} |")
+    lines.append("")
+    for rule, torus, interior, edge in interior_costs(rows):
+        lines.append(f"- {rule} {'torus' if torus else 'plane'}: `step_kernel`'s interior tiles ~{interior:.0f} SASS "
+                     f"a word (what the branch adds), its edge tiles {edge:.0f}")
     return "\n".join(lines)
 
 

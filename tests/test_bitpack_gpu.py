@@ -110,6 +110,36 @@ def test_interpreted_kernels_match_reference(interp, text):
                 assert np.array_equal(run_packed(step, cells, rule, kind, gens, "step"), want), (b, h, w, kind, gens)
 
 
+def test_interior_tile_counts():
+    """Which step_kernel tiles take the interior path: not the first tile row or column, and the
+    row and word past the tile inside the grid."""
+    small = launcher(block_rows=4, block_words=2)
+    assert small.interior_tiles(14, 7) == (4, 16)  # tile rows 1, 2 and tile columns 1, 2
+    assert small.interior_tiles(16, 6) == (2, 12)  # tile row 3 ends at the last row: edge
+    assert small.interior_tiles(8, 4) == (0, 4)
+    assert launcher(block_rows=4, block_words=2, interior=False).interior_tiles(14, 7) == (0, 16)
+    assert launcher().interior_tiles(16384, 512) == (510 * 14, 512 * 16)  # 87% of a 16384^2 grid
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B2-a/S12"])
+def test_interpreted_interior_tiles(interp, text):
+    """step_kernel with interior tiles (no wrap, no mask) and without, against the reference: a
+    count rule, B0 (padding bits stay dead), a table circuit. 3 x 3 tiles of 4 rows x 1 word (the
+    centre one interior: the interpreter's time goes by programs); 65 wide leaves the last word 1 bit."""
+    rule = parse_rule(text)
+    rng = np.random.default_rng(sum(map(ord, text)))
+    for b, h, w in [(2, 12, 96), (1, 12, 65)] if text == "B3/S23" else [(1, 12, 65)]:
+        for kind in ("torus", "plane"):
+            cells = (rng.random((b, h, w)) < 0.4).astype(np.uint8)
+            want = reference(cells, rule, Topology(kind, w, h), 2)
+            for interior in (True, False) if text == "B3/S23" else (True,):  # the edge path: tests above
+                launch = launcher(block_rows=4, block_words=1, interior=interior)
+                assert launch.interior_tiles(h, 3) == ((1 if interior else 0), 9)
+                got = run_packed(launch, cells, rule, kind, 2, "step")
+                assert np.array_equal(got, want), ((b, h, w), kind, interior)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("rule_text", ["B3/S23", "B0/S8", "B1357/S1357"])
 @pytest.mark.parametrize("kind", ["torus", "plane"])
@@ -274,7 +304,7 @@ CUDA_RULES = ["B3/S23", "B0/S8", "B0123478/S01234678"]
 @pytest.mark.parametrize("text", CUDA_RULES)
 def test_cuda_kernels_match_reference(text):
     """Compiled row kernels: odd sizes, a 1000-wide grid, a batch; a forced "whole" past
-    WHOLE_FORCED_MAX_WORDS runs the step kernel."""
+    WHOLE_FORCED_MAX_WORDS runs the step kernel; 300 x 4097 has 24 interior step tiles of 50."""
     rule = parse_rule(text)
     rng = np.random.default_rng(sum(map(ord, text)))
     for b, h, w in [(3, 37, 65), (1, 257, 1000), (1, 300, 4097), (64, 64, 64)]:

@@ -68,6 +68,19 @@ def test_no_kernel_spills(compiled):
     assert not spills
 
 
+@pytest.mark.slow
+def test_interior_tiles_take_a_cheaper_path(compiled, gpu_static):
+    """step_kernel's branch for interior tiles is compiled in (not folded away) and costs under 0.6
+    of the edge path a word (no wrapped index, mask or carry select; Triton 3.9: B3/S23 ~30 SASS
+    against 72-87, B2-a/S12 35-40 against 75-88), for a count rule and a table circuit on both
+    topologies."""
+    costs = gpu_static.interior_costs(compiled)
+    assert {(rule, torus) for rule, torus, _, _ in costs} == {(r, t) for r in ("B3/S23", "B2-a/S12")
+                                                                for t in (True, False)}
+    for rule, torus, interior, edge in costs:
+        assert 10 < interior < 0.6 * edge, (rule, torus, interior, edge)
+
+
 def test_occupancy_arithmetic(gpu_static):
     # registers go in 8 a thread: 40 -> 1280 a warp, 12 blocks of 4 warps in 65,536
     assert gpu_static.warps_per_sm(40, 4, 0) == 48
@@ -82,10 +95,10 @@ def test_signature_specialises_as_a_launch_would(gpu_static):
 
     fn = table_module(b"\x00" * 512).step_kernel
     case = gpu_static.Case("step_kernel", "", {"h": 48, "wp": 3, "rs": 31, "last_mask_i": -1},
-                           {"TORUS": True, "BR": 32, "BW": 32}, 4)
+                           {"TORUS": True, "BR": 32, "BW": 32, "INTERIOR": True}, 4)
     signature, attrs = gpu_static._signature(fn, case)
     assert signature == {"src": "*i32", "dst": "*i32", "h": "i32", "wp": "i32", "rs": "i32", "last_mask_i": "i32",
-                         "TORUS": "constexpr", "BR": "constexpr", "BW": "constexpr"}
+                         "TORUS": "constexpr", "BR": "constexpr", "BW": "constexpr", "INTERIOR": "constexpr"}
     divisible = {fn.arg_names[i[0]] for i in attrs}
     assert divisible == {"src", "dst", "h"}
 
@@ -97,5 +110,6 @@ def test_cli_writes_the_table_and_json(gpu_static, tmp_path, capsys, monkeypatch
     assert gpu_static.main(["--rule", "B3/S23", "--json", str(out)]) == 0
     table = capsys.readouterr().out
     assert "compiled for sm_90" in table and "| B3/S23 | torus | `lanes_whole_kernel` |" in table
+    assert "- B3/S23 torus: `step_kernel`'s interior tiles ~" in table
     data = json.loads(out.read_text())
     assert data["arch"] == 90 and len(data["kernels"]) == 2 * len(gpu_static.cases(True)) - 2

@@ -11,7 +11,10 @@ after every generation.
 Three kernels, chosen by grid size:
 
 - ``step_kernel``: one generation per launch, 2-D tiles of ``BR`` rows x ``BW`` words, the nine
-  neighbour words loaded through the cache (each word leaves DRAM about once).
+  neighbour words loaded through the cache (each word leaves DRAM about once). Tiles away from the
+  grid's edges (about 87% of a 16384^2 grid's 32 x 32-word tiles) branch to a path with no wrapped
+  index, no mask, no carry select and no padding to clear: compiled for sm_90 it costs ~30 SASS
+  instructions a word against ~70-100 for the edge path (``benchmarks/gpu_static.py``).
 - ``multi_kernel`` (temporal blocking): ``G`` generations per launch. A program loads a tile with a
   halo of ``G`` rows and one word each side, keeps the intermediate generations in a
   program-private scratch (L1/L2-resident) and writes back only the interior, which is still
@@ -67,7 +70,7 @@ from .bitpack_circuit import PLANE_COUNTS, TOTAL, load_generated_module, planes_
 from .bitpack_pack import LANES_32 as LANES
 from .bitpack_pack import last_word_mask, n_words, pack_torch, unpack_torch
 
-_TEMPLATE_VERSION = "6"
+_TEMPLATE_VERSION = "7"
 #: CUDA caps a launch grid's second and third dimensions at 65535 programs; the batch is the third.
 MAX_GRIDS_PER_LAUNCH = 65535
 #: Batches of at least this many grids run lane-per-grid (32 lanes a word). Counted, not yet
@@ -136,15 +139,40 @@ def _next_global(base, r, k, gk, h, wp, rs, last_mask, TORUS: tl.constexpr):
 
 
 @triton.jit
-def step_kernel(src, dst, h, wp, rs, last_mask_i, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr):
-    """One generation; grid (cdiv(wp, BW), cdiv(h, BR), batch)."""
-    r = tl.program_id(1) * BR + tl.arange(0, BR)[:, None]
-    k = tl.program_id(0) * BW + tl.arange(0, BW)[None, :]
+def _next_interior(base, r, k, wp, rs, last_mask):
+    """_next_global where rows r-1..r+1 and words k-1..k+1 all lie inside the grid and no k is a
+    row's first or last word: no wrap, no mask, no carry select, no padding to clear."""
+    row = base + r * wp + k
+    am = tl.load(row - wp).to(tl.uint32, bitcast=True)
+    a0, a1 = _row_sum(tl.load(row - wp - 1).to(tl.uint32, bitcast=True), am,
+                      tl.load(row - wp + 1).to(tl.uint32, bitcast=True), False, False, rs)
+    c = tl.load(row).to(tl.uint32, bitcast=True)
+    b0, b1 = _row_sum(tl.load(row - 1).to(tl.uint32, bitcast=True), c,
+                      tl.load(row + 1).to(tl.uint32, bitcast=True), False, False, rs)
+    dm = tl.load(row + wp).to(tl.uint32, bitcast=True)
+    d0, d1 = _row_sum(tl.load(row + wp - 1).to(tl.uint32, bitcast=True), dm,
+                      tl.load(row + wp + 1).to(tl.uint32, bitcast=True), False, False, rs)
+    return _combine(a0, a1, am, b0, b1, c, d0, d1, dm, False, last_mask)
+
+
+@triton.jit
+def step_kernel(src, dst, h, wp, rs, last_mask_i, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr,
+                INTERIOR: tl.constexpr):
+    """One generation; grid (cdiv(wp, BW), cdiv(h, BR), batch). INTERIOR: tiles whose neighbours all
+    lie inside the grid (neither the first nor the last tile row or column) take _next_interior."""
+    pr = tl.program_id(1)
+    pk = tl.program_id(0)
+    r = pr * BR + tl.arange(0, BR)[:, None]
+    k = pk * BW + tl.arange(0, BW)[None, :]
     offset = tl.program_id(2).to(tl.int64) * h * wp
     last_mask = (tl.full((1,), 0, tl.int32) | last_mask_i).to(tl.uint32, bitcast=True)
-    out = _next_global(src + offset, r, k, k, h, wp, rs, last_mask, TORUS)
-    inside = (r < h) & (k < wp)
-    tl.store(dst + offset + r * wp + k, out.to(tl.int32, bitcast=True), mask=inside)
+    if (pr > 0) & ((pr + 1) * BR < h) & (pk > 0) & ((pk + 1) * BW < wp) & INTERIOR:
+        out = _next_interior(src + offset, r, k, wp, rs, last_mask)
+        tl.store(dst + offset + r * wp + k, out.to(tl.int32, bitcast=True))
+    else:
+        out = _next_global(src + offset, r, k, k, h, wp, rs, last_mask, TORUS)
+        inside = (r < h) & (k < wp)
+        tl.store(dst + offset + r * wp + k, out.to(tl.int32, bitcast=True), mask=inside)
 
 
 @triton.jit
@@ -513,6 +541,9 @@ class BitpackGpu:
 
     ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``).
     ``block_rows`` x ``block_words``: the tile of ``step_kernel`` and ``multi_kernel``.
+    ``interior``: ``step_kernel``'s tiles away from the grid's edges (:meth:`interior_tiles`) take
+    the path with no wrap, mask or carry select (``_next_interior``); False runs every tile the
+    edge way (for benchmarks: ``bench_bitpack.py --device cuda`` times both).
     ``whole_max_words``: grids whose tile (:meth:`whole_tile`) holds at most this many words run
     all generations in one ``whole_kernel`` launch (:meth:`runs_whole`), with enough warps
     (:meth:`whole_warps`) that a thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words.
@@ -529,8 +560,9 @@ class BitpackGpu:
     def __init__(self, gens_per_launch: int = 1, block_rows: int = 32, block_words: int = 32,
                  whole_max_words: int = 2048, num_warps: int = 4, lanes_min_batch: int | None = LANES_MIN_BATCH,
                  lanes_whole_max_words: int = 128 * 128, lanes_whole_min_groups: float = 0.25,
-                 lanes_block: int = 1024):
+                 lanes_block: int = 1024, interior: bool = True):
         self.gens_per_launch = gens_per_launch
+        self.interior = interior
         self.block_rows = block_rows
         self.block_words = block_words
         self.whole_max_words = whole_max_words
@@ -540,6 +572,15 @@ class BitpackGpu:
         self.lanes_whole_max_words = lanes_whole_max_words
         self.lanes_whole_min_groups = lanes_whole_min_groups
         self.lanes_block = lanes_block
+
+    def interior_tiles(self, h: int, wp: int) -> tuple[int, int]:
+        """``(interior, all)`` tiles of ``step_kernel`` on ``h`` rows of ``wp`` words: the interior
+        ones (not in the first tile row or column, and their neighbour words all inside the grid)
+        read every neighbour word unmasked and unwrapped; 0 interior when ``interior`` is off."""
+        rows, cols = -(-h // self.block_rows), -(-wp // self.block_words)
+        inner_rows = sum(1 for p in range(1, rows) if (p + 1) * self.block_rows < h)
+        inner_cols = sum(1 for p in range(1, cols) if (p + 1) * self.block_words < wp)
+        return (inner_rows * inner_cols if self.interior else 0), rows * cols
 
     def uses_lanes(self, batch: int) -> bool:
         """True when a batch of ``batch`` grids runs lane-per-grid (:meth:`advance_lanes`)."""
@@ -694,7 +735,7 @@ class BitpackGpu:
                                           num_warps=self.num_warps)
             else:
                 grid = (triton.cdiv(wp, BW), triton.cdiv(h, BR), n)
-                module.step_kernel[grid](src, dst, h, wp, rs, mask, TORUS=torus, BR=BR, BW=BW,
+                module.step_kernel[grid](src, dst, h, wp, rs, mask, TORUS=torus, BR=BR, BW=BW, INTERIOR=self.interior,
                                          num_warps=self.num_warps)
             src, dst = dst, src
             done += k
