@@ -68,6 +68,38 @@ def timed(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
+def device_seconds(fn, cuda: bool, repeats: int = 5) -> float:
+    """Median seconds of ``fn()`` on the device between CUDA events, after a warm-up run (which
+    compiles); one untimed-warm-up wall-clock run where ``cuda`` is False (the interpreter's smoke
+    test)."""
+    if not cuda:
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+def measure_rate(row: dict, key: str, fn, cell_gens: int, cuda: bool, repeats: int = 5) -> None:
+    """``row[key]`` = cell updates a second of ``fn`` (``cell_gens`` of them), or the error it raised
+    (a tile that does not fit, memory at 16384^2, say) so that one failure costs one figure."""
+    try:
+        row[key] = cell_gens / device_seconds(fn, cuda, repeats)
+    except Exception as exc:
+        row[key] = f"error: {type(exc).__name__}: {exc}"[:200]
+
+
 def soup(shape, seed=0) -> np.ndarray:
     return (np.random.default_rng(seed).random(shape) < 0.5).astype(np.uint8)
 
@@ -173,28 +205,8 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
     conv, conv_name = dense_conv_engine()
     ops = kernel_op_count(rule_expression(RULE.birth, RULE.survival))
 
-    def device_time(fn, repeats=5) -> float:
-        if not cuda:  # the interpreter's smoke test: one run
-            t0 = time.perf_counter()
-            fn()
-            return time.perf_counter() - t0
-        fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end) / 1e3)
-        return statistics.median(times)
-
     def measure(row, key, fn, cell_gens, repeats=5):
-        try:
-            row[key] = cell_gens / device_time(fn, repeats)
-        except Exception as exc:  # a tile that does not fit, memory at 16384^2, say
-            row[key] = f"error: {type(exc).__name__}: {exc}"[:200]
+        measure_rate(row, key, fn, cell_gens, cuda, repeats)
 
     result = {
         "device": torch.cuda.get_device_name(dev) if cuda else "cpu (Triton interpreter)",
@@ -250,7 +262,7 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
                     with torch.cuda.graph(graph):
                         static_out = step.advance_packed(static_in, side, RULE, True, graph_gens, mode="step")
                     reps = max(1, gens // graph_gens)
-                    t = device_time(lambda g=graph, r=reps: [g.replay() for _ in range(r)])
+                    t = device_seconds(lambda g=graph, r=reps: [g.replay() for _ in range(r)], cuda)
                     row["graph_step"] = n_cells * graph_gens * reps / t
                     del static_out
                 except Exception as exc:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (9 min of limits in all; GPU_CHECK_ONLY="step ..."
+# benchmarks, each under its own time limit (about 10 min of limits in all; GPU_CHECK_ONLY="step ..."
 # reruns only the steps named, so a rerun fits in a 15-minute device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
 #
@@ -62,7 +62,10 @@ step bitpack 120 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --s
     --gens-per-launch 1,2,4,8 --json "$RESULTS/bitpack_gpu.json"
 # 5. Batched soups on the GPU: the census of apgsearch-style soups, 1024 planes a batch.
 step soups 45 "$PYTHON" -m tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024 --no-progress
-# 6. The crossover sweep on both devices (what backend="auto" is calibrated from).
+# 6. Batches of 4 to 4096 grids of 64^2 and 16^2: where lane-per-grid beats row-packed grids end to
+#    end, and the whole-group kernel the one-generation one (LANES_MIN_BATCH, lanes_whole_min_groups).
+step crossover 40 "$PYTHON" benchmarks/gpu_crossover.py --device cuda --json "$RESULTS/crossover.json"
+# 7. The crossover sweep on both devices (what backend="auto" is calibrated from).
 step bench 50 "$PYTHON" -m tensorca bench --quick --device cuda,cpu --json "$RESULTS/bench_gpu.json" \
     --plot "$RESULTS/bench_gpu.png"
 
