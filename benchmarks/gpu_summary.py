@@ -4,7 +4,7 @@ Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton 
 
 Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (contract.txt, tests.txt,
 kernels.txt, verify.txt, torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, soups.txt,
-crossover.json, bench.txt) and prints a short report: the test and verify verdicts, the torch
+layouts.json, bench.txt) and prints a short report: the test and verify verdicts, the torch
 tables as measured, for each bit-packed grid the best configuration against the counted memory
 floor (one read and one write of every cell's bit per generation) and the engine end to end, the
 soup census rate, and where the batch layouts change over.
@@ -120,12 +120,12 @@ def bitpack_rows(path: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def crossover_rows(path: Path) -> str:
-    """gpu_crossover.py's table and suggested thresholds (batch layouts and kernels), if it ran."""
+def layout_rows(path: Path) -> str:
+    """gpu_layouts.py's table and suggested thresholds (batch layouts and kernels), if it ran."""
     if not path.exists():
-        return "(no crossover.json)\n"
+        return "(no layouts.json)\n"
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from gpu_crossover import markdown
+    from gpu_layouts import markdown
 
     return markdown(json.loads(path.read_text())) + "\n"
 
@@ -149,9 +149,9 @@ def main() -> None:
     print(f"Batched soups (`tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024`): "
           f"{table_value(soups, 'soups/s')} soups/s, {table_value(soups, 'objects')} objects, "
           f"engine {table_value(soups, 'engine')}\n")
-    print("Where the batch layouts change over (`gpu_crossover.py`: rows vs lanes end to end, "
+    print("Where the batch layouts change over (`gpu_layouts.py`: rows vs lanes end to end, "
           "lanes_step vs lanes_whole):\n")
-    print(crossover_rows(results / "crossover.json"))
+    print(layout_rows(results / "layouts.json"))
     print("tensorca bench --quick --device cuda,cpu (the table as printed):\n")
     bench_log = results / "bench.txt"
     print("```\n" + (bench_log.read_text(errors="replace")[-6000:] if bench_log.exists() else "(no log)") + "\n```")

@@ -64,7 +64,7 @@ step bitpack 120 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --s
 step soups 45 "$PYTHON" -m tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024 --no-progress
 # 6. Batches of 4 to 4096 grids of 64^2 and 16^2: where lane-per-grid beats row-packed grids end to
 #    end, and the whole-group kernel the one-generation one (LANES_MIN_BATCH, lanes_whole_min_groups).
-step crossover 40 "$PYTHON" benchmarks/gpu_crossover.py --device cuda --json "$RESULTS/crossover.json"
+step layouts 40 "$PYTHON" benchmarks/gpu_layouts.py --device cuda --json "$RESULTS/layouts.json"
 # 7. The crossover sweep on both devices (what backend="auto" is calibrated from).
 step bench 50 "$PYTHON" -m tensorca bench --quick --device cuda,cpu --json "$RESULTS/bench_gpu.json" \
     --plot "$RESULTS/bench_gpu.png"

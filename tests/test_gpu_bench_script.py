@@ -24,7 +24,7 @@ def bench_modules(monkeypatch):
     import gpu_summary
 
     yield bench_bitpack, gpu_summary
-    for name in ("bench_bitpack", "gpu_summary", "gpu_crossover"):
+    for name in ("bench_bitpack", "gpu_summary", "gpu_layouts"):
         sys.modules.pop(name, None)
 
 
@@ -71,14 +71,14 @@ def test_summary_reads_the_soup_census_table(bench_modules, tmp_path, monkeypatc
     assert f"{rate} soups/s" in report and "(no bitpack_gpu.json)" in report
 
 
-def test_crossover_runs_in_the_interpreter_and_suggests_thresholds(bench_modules, tmp_path, monkeypatch, capsys):
-    """gpu_crossover.py end to end at toy sizes (the four rates a batch), then its suggestions on
+def test_layout_sweep_runs_in_the_interpreter_and_suggests_thresholds(bench_modules, tmp_path, monkeypatch, capsys):
+    """gpu_layouts.py end to end at toy sizes (the four rates a batch), then its suggestions on
     figures made up to put the changeovers where the assertions say."""
-    import gpu_crossover
+    import gpu_layouts
 
     _, gpu_summary = bench_modules
-    progress = tmp_path / "crossover.json"
-    result = gpu_crossover.crossover("cpu", sides=[4], batches=[2, 3], gens=1, progress=progress)
+    progress = tmp_path / "layouts.json"
+    result = gpu_layouts.sweep("cpu", sides=[4], batches=[2, 3], gens=1, progress=progress)
     assert json.loads(progress.read_text()) == json.loads(json.dumps(result))
     assert [row["batch"] for row in result["rows"]] == [2, 3]
     for row in result["rows"]:
@@ -92,14 +92,14 @@ def test_crossover_runs_in_the_interpreter_and_suggests_thresholds(bench_modules
     made_up = {"sms": 132, "gens": 256, "lanes_min_batch_now": 24, "lanes_whole_min_groups_now": 0.25,
                "rows": rows(64, [(8, 5, 9, 2, 1), (16, 5, 4, 2, 1), (32, 5, 6, 2, 3), (1056, 5, 6, 2, 3)])
                + rows(16, [(8, 5, 4, 2, 1), (4096, 5, 4, "error: X", 3)])}
-    found = gpu_crossover.suggest(made_up)
+    found = gpu_layouts.suggest(made_up)
     # 64^2: lanes lose at 16, so from 32 (not 8); whole wins from 1 group (32 grids) of 132 SMs
     assert found[64] == {"lanes_min_batch": 32, "lanes_whole_min_groups": 1 / 132}
     assert found[16] == {"lanes_min_batch": None, "lanes_whole_min_groups": None}  # an error is no win
-    table = gpu_crossover.markdown(made_up)
+    table = gpu_layouts.markdown(made_up)
     assert "| 32 x 64^2 | 1 | 0.0 | 0.0 | 1.20 |" in table and "| 4096 x 16^2 | 128 |" in table
     assert "- 64^2: lanes win from 32 grids (LANES_MIN_BATCH now 24); the whole-group kernel wins from 0.008" in table
     assert "- 16^2: rows win at the largest batch" in table and "the one-generation kernel wins at the" in table
-    (tmp_path / "crossover.json").write_text(json.dumps(made_up))
-    assert gpu_summary.crossover_rows(tmp_path / "crossover.json").startswith("Batches of B3/S23 tori")
-    assert gpu_summary.crossover_rows(tmp_path / "missing.json") == "(no crossover.json)\n"
+    (tmp_path / "layouts.json").write_text(json.dumps(made_up))
+    assert gpu_summary.layout_rows(tmp_path / "layouts.json").startswith("Batches of B3/S23 tori")
+    assert gpu_summary.layout_rows(tmp_path / "missing.json") == "(no layouts.json)\n"

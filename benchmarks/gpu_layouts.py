@@ -10,7 +10,7 @@
 
 B3/S23 on tori, 50% soups, ``--gens`` generations::
 
-    python benchmarks/gpu_crossover.py --device cuda [--sides 64,16] [--json crossover.json]
+    python benchmarks/gpu_layouts.py --device cuda [--sides 64,16] [--json layouts.json]
 
 One JSON line per batch as it is measured (the JSON file is rewritten after each, so a run cut
 short by a time limit keeps its rows), then the thresholds the figures suggest (:func:`suggest`).
@@ -38,7 +38,7 @@ BATCHES = (4, 8, 16, 24, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 SIDES = (64, 16)
 
 
-def crossover(device: str = "cuda", sides=SIDES, batches=BATCHES, gens: int = 256,
+def sweep(device: str = "cuda", sides=SIDES, batches=BATCHES, gens: int = 256,
               progress: Path | None = None) -> dict:
     """Rates (cell updates a second) for each side and batch: ``rows`` and ``lanes`` end to end,
     ``lanes_step`` and ``lanes_whole`` on lane words. ``progress``: rewritten after every batch."""
@@ -113,7 +113,7 @@ def markdown(result: dict) -> str:
     def giga(value) -> str:
         return f"{value / 1e9:,.1f}" if isinstance(value, (int, float)) else "-"
 
-    lines = [f"Batches of B3/S23 tori, {result['gens']} generations, G cell updates/s (`gpu_crossover.py`); "
+    lines = [f"Batches of B3/S23 tori, {result['gens']} generations, G cell updates/s (`gpu_layouts.py`); "
              f"{result['sms']} multiprocessors", "",
              "| grids | groups of 32 | rows, end to end | lanes, end to end | lanes / rows | "
              "lanes_step_kernel | lanes_whole_kernel | whole / step |",
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
-    result = crossover(args.device, [int(s) for s in args.sides.split(",")],
+    result = sweep(args.device, [int(s) for s in args.sides.split(",")],
                        [int(b) for b in args.batches.split(",")], args.gens, args.json)
     print(markdown(result))
     return 0
