@@ -273,6 +273,8 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
                 for launcher, suffix in ((BitpackGpu(), ""), (eight_warps, "_w8")):
                     measure(row, f"lanes_{mode}{suffix}", lambda w=lanes, n=gens, m=mode, k=launcher:
                             k.advance_lanes(w, RULE, True, n, mode=m), n_cells * gens)
+            measure(row, "lanes_step_edges", lambda w=lanes, n=gens:
+                    BitpackGpu(interior=False).advance_lanes(w, RULE, True, n, mode="step"), n_cells * gens)
             measure(row, "lanes_whole_plane", lambda w=lanes, n=gens:
                     BitpackGpu().advance_lanes(w, RULE, False, n, mode="whole"), n_cells * gens)
         torus = Topology.torus(side, side)

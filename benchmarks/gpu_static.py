@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 REGISTERS_PER_SM = 65536
 MAX_WARPS_PER_SM = 64
 MAX_BLOCKS_PER_SM = 32
-#: step_kernel's labels with its interior-tile branch and without (``BitpackGpu(interior=False)``).
+#: Labels of step_kernel and lanes_step_kernel with their interior-tile branch and without
+#: (``BitpackGpu(interior=False)``).
 INTERIOR_AND_EDGE = "interior + edge paths"
 EDGE_ONLY = "edge path only"
 #: Kernel arguments that are pointers, with their element type; every other non-constexpr is an i32.
@@ -102,9 +103,10 @@ def cases(torus: bool) -> list[Case]:
         found.append(Case("whole_kernel", label, {"h": h, "wp": wp, "gens": 100, **row},
                           {"TORUS": torus, "BR": tile_rows, "BW": tile_words},
                           launch.whole_warps(tile_rows * tile_words)))
-    sbr, sbw = launch.lanes_step_tile(64, 64)
-    found.append(Case("lanes_step_kernel", f"64^2 grids, {sbr}x{sbw} tile", {"h": 64, "w": 64},
-                      {"TORUS": torus, "BR": sbr, "BW": sbw}, warps))
+    sbr, sbw = launch.lanes_step_tile(256, 256)
+    for interior, label in ((True, INTERIOR_AND_EDGE), (False, EDGE_ONLY)):
+        found.append(Case("lanes_step_kernel", f"256^2 grids, {sbr}x{sbw} tile, {label}", {"h": 256, "w": 256},
+                          {"TORUS": torus, "BR": sbr, "BW": sbw, "INTERIOR": interior}, warps))
     for side in (16, 64, 128):
         tile = launch.lanes_whole_tile(side, side)
         assert tile is not None
@@ -226,19 +228,19 @@ def compile_all(rules: list[str], arch: int = 90) -> list[Compiled]:
     return out
 
 
-def interior_costs(rows: list[Compiled]) -> list[tuple[str, bool, float, float]]:
-    """``(rule, torus, interior, edge)`` SASS a word of ``step_kernel``'s two paths: the edge path
-    compiled alone, and the interior path as what the branch adds to it (both paths are in the
-    program; a tile runs one)."""
+def interior_costs(rows: list[Compiled]) -> list[tuple[str, str, bool, float, float]]:
+    """``(kernel, rule, torus, interior, edge)`` SASS a word of the two paths of ``step_kernel`` and
+    ``lanes_step_kernel``: the edge path compiled alone, and the interior path as what the branch
+    adds to it (both paths are in the program; a tile runs one)."""
     out = []
     for both in rows:
-        if both.kernel != "step_kernel" or not both.label.endswith(INTERIOR_AND_EDGE):
+        if not both.label.endswith(INTERIOR_AND_EDGE):
             continue
         for edge in rows:
-            if (edge.kernel, edge.rule, edge.torus) == ("step_kernel", both.rule, both.torus) and \
+            if (edge.kernel, edge.rule, edge.torus) == (both.kernel, both.rule, both.torus) and \
                     edge.label.endswith(EDGE_ONLY):
                 added = (both.instructions - edge.instructions) / both.words_per_thread
-                out.append((both.rule, both.torus, added, edge.instructions_per_word))
+                out.append((both.kernel, both.rule, both.torus, added, edge.instructions_per_word))
     return out
 
 
@@ -254,8 +256,8 @@ def markdown(rows: list[Compiled], arch: int, version: str) -> str:
                      f"{r.registers} | {r.local_bytes} | {r.warps_per_sm} | {r.instructions} | "
                      f"{r.words_per_thread:g} | {r.instructions_per_word:.0f} |")
     lines.append("")
-    for rule, torus, interior, edge in interior_costs(rows):
-        lines.append(f"- {rule} {'torus' if torus else 'plane'}: `step_kernel`'s interior tiles ~{interior:.0f} SASS "
+    for kernel, rule, torus, interior, edge in interior_costs(rows):
+        lines.append(f"- {rule} {'torus' if torus else 'plane'}: `{kernel}`'s interior tiles ~{interior:.0f} SASS "
                      f"a word (what the branch adds), its edge tiles {edge:.0f}")
     return "\n".join(lines)
 

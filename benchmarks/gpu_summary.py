@@ -109,10 +109,12 @@ def bitpack_rows(path: Path) -> str:
                   if isinstance(t, (int, float)) and isinstance(p, (int, float)) and p > 0]
         if ratios:
             out.append(f"\n- {row['grid']}: torus rate / plane rate: {', '.join(ratios)}")
-        fast, edges = row.get("g1_32x32"), row.get("g1_32x32_edges")
-        if isinstance(fast, (int, float)) and isinstance(edges, (int, float)) and edges > 0:
-            out.append(f"\n- {row['grid']}: interior tiles' path on / off (one generation a launch): "
-                       f"{fast / edges:.2f}")
+        pairs = [(name, row.get(key), row.get(f"{key}_edges")) for name, key in
+                 (("one generation a launch", "g1_32x32"), ("lanes step", "lanes_step"))]
+        ratios = [f"{name} {on / off:.2f}" for name, on, off in pairs
+                  if isinstance(on, (int, float)) and isinstance(off, (int, float)) and off > 0]
+        if ratios:
+            out.append(f"\n- {row['grid']}: interior tiles' path on / off: {', '.join(ratios)}")
     big = {cells: rate for rate, cells, batch in engine_rates.values() if batch == 1}
     for grid, (rate, cells, batch) in engine_rates.items():
         if batch > 1 and cells in big:

@@ -141,6 +141,21 @@ def test_interpreted_interior_tiles(interp, text):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B2-a/S12"])
+def test_interpreted_lane_interior_tiles(interp, text):
+    """lanes_step_kernel with interior tiles and without: 40 grids (a partial second group) of 12 x 3
+    cells, 3 x 3 tiles of 4 rows x 1 lane word, the centre one interior."""
+    rule = parse_rule(text)
+    cells = (np.random.default_rng(sum(map(ord, text))).random((40, 12, 3)) < 0.4).astype(np.uint8)
+    for kind in ("torus", "plane"):
+        want = reference(cells, rule, Topology(kind, 3, 12), 2)
+        for interior in (True, False) if text == "B3/S23" else (True,):
+            launch = launcher(block_rows=4, block_words=1, interior=interior)
+            assert launch.lanes_step_tile(12, 3) == (4, 1) and launch.interior_tiles(12, 3)[0] == int(interior)
+            assert np.array_equal(run_lanes(launch, cells, rule, kind, 2, "step"), want), (kind, interior)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("rule_text", ["B3/S23", "B0/S8", "B1357/S1357"])
 @pytest.mark.parametrize("kind", ["torus", "plane"])
 def test_interpreted_temporal_blocking(interp, rule_text, kind):

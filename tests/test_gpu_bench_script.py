@@ -39,7 +39,8 @@ def test_gpu_sweep_and_summary_run_in_the_interpreter(bench_modules, tmp_path):
     for row in (single, batch):
         for key in ("g1_32x32", "g1_32x32_w8", "g1_32x32_edges", "g1_32x32_plane", "whole", "engine"):
             assert isinstance(row[key], float) and row[key] > 0, (row["grid"], key, row[key])
-    for key in ("lanes_step", "lanes_whole", "lanes_step_w8", "lanes_whole_w8", "lanes_whole_plane"):
+    for key in ("lanes_step", "lanes_whole", "lanes_step_w8", "lanes_whole_w8", "lanes_step_edges",
+                "lanes_whole_plane"):
         assert isinstance(batch[key], float), (key, batch[key])
     assert (single["engine_layout"], batch["engine_layout"]) == ("rows", "lanes")
     assert batch["bytes_per_gen"] == 2 * 24 * 16 // 8
@@ -50,7 +51,8 @@ def test_gpu_sweep_and_summary_run_in_the_interpreter(bench_modules, tmp_path):
     assert len(lines) == 1 and "(lanes)" in lines[0], table
     assert "24 x 4^2 end to end" not in table  # no single grid of 384 cells to compare with
     assert "- 24 x 4^2: torus rate / plane rate: one generation a launch" in table and "lanes whole" in table
-    assert "- 16^2: interior tiles' path on / off (one generation a launch): " in table
+    assert "- 16^2: interior tiles' path on / off: one generation a launch " in table
+    assert "- 24 x 4^2: interior tiles' path on / off: one generation a launch" in table and "lanes step" in table
     assert all("_plane" not in line.split("|")[2] for line in table.splitlines() if line.startswith("| 16"))
 
 

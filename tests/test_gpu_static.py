@@ -75,10 +75,10 @@ def test_interior_tiles_take_a_cheaper_path(compiled, gpu_static):
     against 72-87, B2-a/S12 35-40 against 75-88), for a count rule and a table circuit on both
     topologies."""
     costs = gpu_static.interior_costs(compiled)
-    assert {(rule, torus) for rule, torus, _, _ in costs} == {(r, t) for r in ("B3/S23", "B2-a/S12")
-                                                                for t in (True, False)}
-    for rule, torus, interior, edge in costs:
-        assert 10 < interior < 0.6 * edge, (rule, torus, interior, edge)
+    assert {(kernel, rule, torus) for kernel, rule, torus, _, _ in costs} == {
+        (k, r, t) for k in ("step_kernel", "lanes_step_kernel") for r in ("B3/S23", "B2-a/S12") for t in (True, False)}
+    for kernel, rule, torus, interior, edge in costs:
+        assert 10 < interior < 0.6 * edge, (kernel, rule, torus, interior, edge)
 
 
 def test_occupancy_arithmetic(gpu_static):

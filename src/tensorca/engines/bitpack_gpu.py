@@ -14,7 +14,8 @@ Three kernels, chosen by grid size:
   neighbour words loaded through the cache (each word leaves DRAM about once). Tiles away from the
   grid's edges (about 87% of a 16384^2 grid's 32 x 32-word tiles) branch to a path with no wrapped
   index, no mask, no carry select and no padding to clear: compiled for sm_90 it costs ~30 SASS
-  instructions a word against ~70-100 for the edge path (``benchmarks/gpu_static.py``).
+  instructions a word against ~70-110 for the edge path (``benchmarks/gpu_static.py``);
+  ``lanes_step_kernel`` does the same (~25-30 against 52-91).
 - ``multi_kernel`` (temporal blocking): ``G`` generations per launch. A program loads a tile with a
   halo of ``G`` rows and one word each side, keeps the intermediate generations in a
   program-private scratch (L1/L2-resident) and writes back only the interior, which is still
@@ -156,6 +157,13 @@ def _next_interior(base, r, k, wp, rs, last_mask):
 
 
 @triton.jit
+def _interior(pr, pk, h, w, BR: tl.constexpr, BW: tl.constexpr, INTERIOR: tl.constexpr):
+    """True for tile (row pr, column pk) of BR x BW words when every neighbour word of the tile lies
+    inside the h x w grid and no word of it is a row's first or last (and INTERIOR is on)."""
+    return (pr > 0) & ((pr + 1) * BR < h) & (pk > 0) & ((pk + 1) * BW < w) & INTERIOR
+
+
+@triton.jit
 def step_kernel(src, dst, h, wp, rs, last_mask_i, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr,
                 INTERIOR: tl.constexpr):
     """One generation; grid (cdiv(wp, BW), cdiv(h, BR), batch). INTERIOR: tiles whose neighbours all
@@ -166,7 +174,7 @@ def step_kernel(src, dst, h, wp, rs, last_mask_i, TORUS: tl.constexpr, BR: tl.co
     k = pk * BW + tl.arange(0, BW)[None, :]
     offset = tl.program_id(2).to(tl.int64) * h * wp
     last_mask = (tl.full((1,), 0, tl.int32) | last_mask_i).to(tl.uint32, bitcast=True)
-    if (pr > 0) & ((pr + 1) * BR < h) & (pk > 0) & ((pk + 1) * BW < wp) & INTERIOR:
+    if _interior(pr, pk, h, wp, BR, BW, INTERIOR):
         out = _next_interior(src + offset, r, k, wp, rs, last_mask)
         tl.store(dst + offset + r * wp + k, out.to(tl.int32, bitcast=True))
     else:
@@ -280,13 +288,37 @@ def _next_lanes(base, r, k, h, w, TORUS: tl.constexpr):
 
 
 @triton.jit
-def lanes_step_kernel(src, dst, h, w, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr):
-    """One generation of lane words (groups, h, w); grid (cdiv(w, BW), cdiv(h, BR), groups)."""
-    r = tl.program_id(1) * BR + tl.arange(0, BR)[:, None]
-    k = tl.program_id(0) * BW + tl.arange(0, BW)[None, :]
+def _next_lanes_interior(base, r, k, w):
+    """_next_lanes where rows r-1..r+1 and columns k-1..k+1 all lie inside the grid: plain loads."""
+    row = base + r * w + k
+    nw = tl.load(row - w - 1).to(tl.uint32, bitcast=True)
+    n = tl.load(row - w).to(tl.uint32, bitcast=True)
+    ne = tl.load(row - w + 1).to(tl.uint32, bitcast=True)
+    west = tl.load(row - 1).to(tl.uint32, bitcast=True)
+    c = tl.load(row).to(tl.uint32, bitcast=True)
+    east = tl.load(row + 1).to(tl.uint32, bitcast=True)
+    sw = tl.load(row + w - 1).to(tl.uint32, bitcast=True)
+    s = tl.load(row + w).to(tl.uint32, bitcast=True)
+    se = tl.load(row + w + 1).to(tl.uint32, bitcast=True)
+    return _lane_rule(nw, n, ne, west, c, east, sw, s, se)
+
+
+@triton.jit
+def lanes_step_kernel(src, dst, h, w, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr,
+                      INTERIOR: tl.constexpr):
+    """One generation of lane words (groups, h, w); grid (cdiv(w, BW), cdiv(h, BR), groups).
+    INTERIOR: tiles away from the grid's edges take _next_lanes_interior."""
+    pr = tl.program_id(1)
+    pk = tl.program_id(0)
+    r = pr * BR + tl.arange(0, BR)[:, None]
+    k = pk * BW + tl.arange(0, BW)[None, :]
     offset = tl.program_id(2).to(tl.int64) * h * w
-    out = _next_lanes(src + offset, r, k, h, w, TORUS)
-    tl.store(dst + offset + r * w + k, out.to(tl.int32, bitcast=True), mask=(r < h) & (k < w))
+    if _interior(pr, pk, h, w, BR, BW, INTERIOR):
+        out = _next_lanes_interior(src + offset, r, k, w)
+        tl.store(dst + offset + r * w + k, out.to(tl.int32, bitcast=True))
+    else:
+        out = _next_lanes(src + offset, r, k, h, w, TORUS)
+        tl.store(dst + offset + r * w + k, out.to(tl.int32, bitcast=True), mask=(r < h) & (k < w))
 
 
 @triton.jit
@@ -541,9 +573,10 @@ class BitpackGpu:
 
     ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``).
     ``block_rows`` x ``block_words``: the tile of ``step_kernel`` and ``multi_kernel``.
-    ``interior``: ``step_kernel``'s tiles away from the grid's edges (:meth:`interior_tiles`) take
-    the path with no wrap, mask or carry select (``_next_interior``); False runs every tile the
-    edge way (for benchmarks: ``bench_bitpack.py --device cuda`` times both).
+    ``interior``: tiles of ``step_kernel`` and ``lanes_step_kernel`` away from the grid's edges
+    (:meth:`interior_tiles`) take a path with no wrap, mask or carry select (``_next_interior``,
+    ``_next_lanes_interior``); False runs every tile the edge way (for benchmarks:
+    ``bench_bitpack.py --device cuda`` times both).
     ``whole_max_words``: grids whose tile (:meth:`whole_tile`) holds at most this many words run
     all generations in one ``whole_kernel`` launch (:meth:`runs_whole`), with enough warps
     (:meth:`whole_warps`) that a thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words.
@@ -574,9 +607,11 @@ class BitpackGpu:
         self.lanes_block = lanes_block
 
     def interior_tiles(self, h: int, wp: int) -> tuple[int, int]:
-        """``(interior, all)`` tiles of ``step_kernel`` on ``h`` rows of ``wp`` words: the interior
-        ones (not in the first tile row or column, and their neighbour words all inside the grid)
-        read every neighbour word unmasked and unwrapped; 0 interior when ``interior`` is off."""
+        """``(interior, all)`` tiles of ``step_kernel`` on ``h`` rows of ``wp`` words (and of
+        ``lanes_step_kernel`` on ``h`` x ``wp`` lane words, whose tile is the same wherever a grid
+        has three tiles a side): the interior ones (not in the first tile row or column, and their
+        neighbour words all inside the grid) read every neighbour word unmasked and unwrapped; 0
+        interior when ``interior`` is off."""
         rows, cols = -(-h // self.block_rows), -(-wp // self.block_words)
         inner_rows = sum(1 for p in range(1, rows) if (p + 1) * self.block_rows < h)
         inner_cols = sum(1 for p in range(1, cols) if (p + 1) * self.block_words < wp)
@@ -682,7 +717,8 @@ class BitpackGpu:
         src = words.contiguous().clone()  # the launches write into both buffers; the input stays
         dst = torch.empty_like(src)
         for _ in range(generations):
-            module.lanes_step_kernel[grid](src, dst, h, w, TORUS=torus, BR=br, BW=bw, num_warps=self.num_warps)
+            module.lanes_step_kernel[grid](src, dst, h, w, TORUS=torus, BR=br, BW=bw, INTERIOR=self.interior,
+                                           num_warps=self.num_warps)
             src, dst = dst, src
         return src
 
