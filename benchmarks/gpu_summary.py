@@ -68,6 +68,15 @@ def torch_targets(*paths: Path) -> str:
     return "\n".join(out) + "\n" if out else "(torch targets: no figures)\n"
 
 
+def _ratios(row: dict, title: str, suffix: str, keys: dict[str, str]) -> list[str]:
+    """A line ``- grid: title: name ratio, ...`` of ``row[key] / row[key + suffix]`` for each
+    ``name: key`` measured both ways; no line when none was."""
+    found = [f"{name} {row[key] / row[key + suffix]:.2f}" for name, key in keys.items()
+             if isinstance(row.get(key), (int, float)) and isinstance(row.get(key + suffix), (int, float))
+             and row[key + suffix] > 0]
+    return [f"\n- {row['grid']}: {title}: {', '.join(found)}"] if found else []
+
+
 def bitpack_rows(path: Path) -> str:
     """One row per grid: the fastest kernel configuration (row-packed launches, graph replay, or
     lane-per-grid for batches) against the floor, the engine end to end, and dense-conv; then the
@@ -102,19 +111,12 @@ def bitpack_rows(path: Path) -> str:
             f"{tera(engine)} ({row.get('engine_layout', '?')}) | "
             + (f"{conv / 1e9:.0f} G |" if isinstance(conv, (int, float)) else "- |")
         )
-    for row in data["rows"]:  # what the torus's wrapped columns cost (layout conversions, gpu_static.py)
-        pairs = [(name, row.get(torus), row.get(f"{torus}_plane")) for name, torus in
-                 (("one generation a launch", "g1_32x32"), ("lanes whole", "lanes_whole"))]
-        ratios = [f"{name} {t / p:.2f}" for name, t, p in pairs
-                  if isinstance(t, (int, float)) and isinstance(p, (int, float)) and p > 0]
-        if ratios:
-            out.append(f"\n- {row['grid']}: torus rate / plane rate: {', '.join(ratios)}")
-        pairs = [(name, row.get(key), row.get(f"{key}_edges")) for name, key in
-                 (("one generation a launch", "g1_32x32"), ("lanes step", "lanes_step"))]
-        ratios = [f"{name} {on / off:.2f}" for name, on, off in pairs
-                  if isinstance(on, (int, float)) and isinstance(off, (int, float)) and off > 0]
-        if ratios:
-            out.append(f"\n- {row['grid']}: interior tiles' path on / off: {', '.join(ratios)}")
+    for row in data["rows"]:
+        # what the torus's wrapped columns cost (layout conversions, gpu_static.py)
+        out += _ratios(row, "torus rate / plane rate", "_plane",
+                       {"one generation a launch": "g1_32x32", "lanes whole": "lanes_whole"})
+        out += _ratios(row, "interior tiles' path on / off", "_edges",
+                       {"one generation a launch": "g1_32x32", "lanes step": "lanes_step"})
     big = {cells: rate for rate, cells, batch in engine_rates.values() if batch == 1}
     for grid, (rate, cells, batch) in engine_rates.items():
         if batch > 1 and cells in big:
