@@ -37,7 +37,8 @@ def test_gpu_sweep_and_summary_run_in_the_interpreter(bench_modules, tmp_path):
     single, batch = result["rows"]
     assert single["grid"] == "16^2" and batch["grid"] == "24 x 4^2"
     for row in (single, batch):
-        for key in ("g1_32x32", "g1_32x32_w8", "g1_32x32_edges", "g1_32x32_plane", "whole", "engine"):
+        for key in ("g1_32x32", "g1_64x16", "g1_128x8", "g1_32x32_w8", "g1_32x32_edges", "g1_32x32_plane", "whole",
+                    "engine"):
             assert isinstance(row[key], float) and row[key] > 0, (row["grid"], key, row[key])
     for key in ("lanes_step", "lanes_whole", "lanes_step_w8", "lanes_whole_w8", "lanes_step_edges",
                 "lanes_whole_plane"):
