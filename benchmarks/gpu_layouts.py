@@ -39,7 +39,7 @@ SIDES = (64, 16)
 
 
 def sweep(device: str = "cuda", sides=SIDES, batches=BATCHES, gens: int = 256,
-              progress: Path | None = None) -> dict:
+          progress: Path | None = None) -> dict:
     """Rates (cell updates a second) for each side and batch: ``rows`` and ``lanes`` end to end,
     ``lanes_step`` and ``lanes_whole`` on lane words. ``progress``: rewritten after every batch."""
     import torch
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     result = sweep(args.device, [int(s) for s in args.sides.split(",")],
-                       [int(b) for b in args.batches.split(",")], args.gens, args.json)
+                   [int(b) for b in args.batches.split(",")], args.gens, args.json)
     print(markdown(result))
     return 0
 
