@@ -128,8 +128,7 @@ def layout_rows(path: Path) -> str:
     """gpu_layouts.py's table and suggested thresholds (batch layouts and kernels), if it ran."""
     if not path.exists():
         return "(no layouts.json)\n"
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from gpu_layouts import markdown
+    from gpu_layouts import markdown  # beside this module, so on sys.path wherever it was imported from
 
     return markdown(json.loads(path.read_text())) + "\n"
 

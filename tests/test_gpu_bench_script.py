@@ -74,7 +74,7 @@ def test_summary_reads_the_soup_census_table(bench_modules, tmp_path, monkeypatc
     assert f"{rate} soups/s" in report and "(no bitpack_gpu.json)" in report
 
 
-def test_layout_sweep_runs_in_the_interpreter_and_suggests_thresholds(bench_modules, tmp_path, monkeypatch, capsys):
+def test_layout_sweep_runs_in_the_interpreter_and_suggests_thresholds(bench_modules, tmp_path):
     """gpu_layouts.py end to end at toy sizes (the four rates a batch), then its suggestions on
     figures made up to put the changeovers where the assertions say."""
     import gpu_layouts

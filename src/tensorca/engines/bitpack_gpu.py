@@ -122,38 +122,42 @@ def _load(base, r, k, h, wp, TORUS: tl.constexpr):
     return v.to(tl.uint32, bitcast=True)
 
 
-{row_functions}@triton.jit
-def _next_global(base, r, k, gk, h, wp, rs, last_mask, TORUS: tl.constexpr):
-    """Next generation at (rows r, words k) read from a grid in global memory; gk = k wrapped."""
-    first = gk == 0
-    last = gk == wp - 1
-    am = _load(base, r - 1, k, h, wp, TORUS)
-    a0, a1 = _row_sum(_load(base, r - 1, k - 1, h, wp, TORUS), am, _load(base, r - 1, k + 1, h, wp, TORUS),
-                      first, last, rs)
-    c = _load(base, r, k, h, wp, TORUS)
-    b0, b1 = _row_sum(_load(base, r, k - 1, h, wp, TORUS), c,
-                      _load(base, r, k + 1, h, wp, TORUS), first, last, rs)
-    dm = _load(base, r + 1, k, h, wp, TORUS)
-    d0, d1 = _row_sum(_load(base, r + 1, k - 1, h, wp, TORUS), dm, _load(base, r + 1, k + 1, h, wp, TORUS),
-                      first, last, rs)
-    return _combine(a0, a1, am, b0, b1, c, d0, d1, dm, last, last_mask)
-
-
 @triton.jit
-def _next_interior(base, r, k, wp, rs, last_mask):
-    """_next_global where rows r-1..r+1 and words k-1..k+1 all lie inside the grid and no k is a
-    row's first or last word: no wrap, no mask, no carry select, no padding to clear."""
-    row = base + r * wp + k
-    am = tl.load(row - wp).to(tl.uint32, bitcast=True)
-    a0, a1 = _row_sum(tl.load(row - wp - 1).to(tl.uint32, bitcast=True), am,
-                      tl.load(row - wp + 1).to(tl.uint32, bitcast=True), False, False, rs)
-    c = tl.load(row).to(tl.uint32, bitcast=True)
-    b0, b1 = _row_sum(tl.load(row - 1).to(tl.uint32, bitcast=True), c,
-                      tl.load(row + 1).to(tl.uint32, bitcast=True), False, False, rs)
-    dm = tl.load(row + wp).to(tl.uint32, bitcast=True)
-    d0, d1 = _row_sum(tl.load(row + wp - 1).to(tl.uint32, bitcast=True), dm,
-                      tl.load(row + wp + 1).to(tl.uint32, bitcast=True), False, False, rs)
-    return _combine(a0, a1, am, b0, b1, c, d0, d1, dm, False, last_mask)
+def _near(base, row, r, k, DR: tl.constexpr, DK: tl.constexpr, h, wp, TORUS: tl.constexpr, INSIDE: tl.constexpr):
+    """Words at (rows r + DR, words k + DK): INSIDE (all inside the grid) a plain load at ``row`` + DK,
+    ``row`` the words of row r + DR at k, else _load. (Offsets from one row pointer let the compiler
+    see that a word's west and east neighbours are its row's words: fewer loads.)"""
+    if INSIDE:
+        v = tl.load(row + DK).to(tl.uint32, bitcast=True)
+    else:
+        v = _load(base, r + DR, k + DK, h, wp, TORUS)
+    return v
+
+
+{row_functions}@triton.jit
+def _next_global(base, r, k, gk, h, wp, rs, last_mask, TORUS: tl.constexpr, INSIDE: tl.constexpr):
+    """Next generation at (rows r, words k) read from a grid in global memory; gk = k wrapped.
+    INSIDE: rows r-1..r+1 and words k-1..k+1 all lie inside the grid and no k is a row's first or
+    last word (an interior tile): no wrap, no mask, no carry select, no padding to clear."""
+    if INSIDE:
+        first = False
+        last = False
+    else:
+        first = gk == 0
+        last = gk == wp - 1
+    here = base + r * wp + k  # the INSIDE path's row pointers
+    up = here - wp
+    down = here + wp
+    am = _near(base, up, r, k, -1, 0, h, wp, TORUS, INSIDE)
+    a0, a1 = _row_sum(_near(base, up, r, k, -1, -1, h, wp, TORUS, INSIDE), am,
+                      _near(base, up, r, k, -1, 1, h, wp, TORUS, INSIDE), first, last, rs)
+    c = _near(base, here, r, k, 0, 0, h, wp, TORUS, INSIDE)
+    b0, b1 = _row_sum(_near(base, here, r, k, 0, -1, h, wp, TORUS, INSIDE), c,
+                      _near(base, here, r, k, 0, 1, h, wp, TORUS, INSIDE), first, last, rs)
+    dm = _near(base, down, r, k, 1, 0, h, wp, TORUS, INSIDE)
+    d0, d1 = _row_sum(_near(base, down, r, k, 1, -1, h, wp, TORUS, INSIDE), dm,
+                      _near(base, down, r, k, 1, 1, h, wp, TORUS, INSIDE), first, last, rs)
+    return _combine(a0, a1, am, b0, b1, c, d0, d1, dm, last, last_mask)
 
 
 @triton.jit
@@ -167,7 +171,8 @@ def _interior(pr, pk, h, w, BR: tl.constexpr, BW: tl.constexpr, INTERIOR: tl.con
 def step_kernel(src, dst, h, wp, rs, last_mask_i, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr,
                 INTERIOR: tl.constexpr):
     """One generation; grid (cdiv(wp, BW), cdiv(h, BR), batch). INTERIOR: tiles whose neighbours all
-    lie inside the grid (neither the first nor the last tile row or column) take _next_interior."""
+    lie inside the grid (neither the first nor the last tile row or column) take _next_global's
+    INSIDE path."""
     pr = tl.program_id(1)
     pk = tl.program_id(0)
     r = pr * BR + tl.arange(0, BR)[:, None]
@@ -175,10 +180,10 @@ def step_kernel(src, dst, h, wp, rs, last_mask_i, TORUS: tl.constexpr, BR: tl.co
     offset = tl.program_id(2).to(tl.int64) * h * wp
     last_mask = (tl.full((1,), 0, tl.int32) | last_mask_i).to(tl.uint32, bitcast=True)
     if _interior(pr, pk, h, wp, BR, BW, INTERIOR):
-        out = _next_interior(src + offset, r, k, wp, rs, last_mask)
+        out = _next_global(src + offset, r, k, k, h, wp, rs, last_mask, TORUS, True)
         tl.store(dst + offset + r * wp + k, out.to(tl.int32, bitcast=True))
     else:
-        out = _next_global(src + offset, r, k, k, h, wp, rs, last_mask, TORUS)
+        out = _next_global(src + offset, r, k, k, h, wp, rs, last_mask, TORUS, False)
         inside = (r < h) & (k < wp)
         tl.store(dst + offset + r * wp + k, out.to(tl.int32, bitcast=True), mask=inside)
 
@@ -233,7 +238,7 @@ def multi_kernel(src, dst, scratch, h, wp, rs, last_mask_i,
     program = (b.to(tl.int64) * tl.num_programs(1) + py) * tl.num_programs(0) + pk
     slot0 = scratch + program * (2 * BR * BW)
     slot1 = slot0 + BR * BW
-    out = _next_global(src + offset, r, k, gk, h, wp, rs, last_mask, TORUS)
+    out = _next_global(src + offset, r, k, gk, h, wp, rs, last_mask, TORUS, False)
     out = tl.where(keep, out, 0)
     for g in tl.static_range(1, G):
         if g % 2 == 1:
@@ -264,7 +269,7 @@ def whole_kernel(work, h, wp, rs, last_mask_i, gens, TORUS: tl.constexpr, BR: tl
     for g in range(gens):
         src = base + (g % 2) * size
         dst = base + ((g + 1) % 2) * size
-        out = _next_global(src, r, k, k, h, wp, rs, last_mask, TORUS)
+        out = _next_global(src, r, k, k, h, wp, rs, last_mask, TORUS, False)
         tl.store(dst + r * wp + k, out.to(tl.int32, bitcast=True), mask=inside)
         tl.debug_barrier()
 
@@ -272,34 +277,28 @@ def whole_kernel(work, h, wp, rs, last_mask_i, gens, TORUS: tl.constexpr, BR: tl
 {lane_load}
 
 @triton.jit
-def _lane_row(base, r, k, h, w, TORUS: tl.constexpr):
-    """Lane words (west, here, east) of row r at columns k."""
-    return (_lane_load(base, r, k, -1, h, w, TORUS), _lane_load(base, r, k, 0, h, w, TORUS),
-            _lane_load(base, r, k, 1, h, w, TORUS))
+def _lane_row(base, row, r, k, h, w, TORUS: tl.constexpr, INSIDE: tl.constexpr):
+    """Lane words (west, here, east) of row r at columns k; INSIDE (an interior tile: row r and
+    columns k-1..k+1 inside the grid) plain loads around ``row`` = base + r * w + k."""
+    if INSIDE:
+        west = tl.load(row - 1).to(tl.uint32, bitcast=True)
+        here = tl.load(row).to(tl.uint32, bitcast=True)
+        east = tl.load(row + 1).to(tl.uint32, bitcast=True)
+    else:
+        west = _lane_load(base, r, k, -1, h, w, TORUS)
+        here = _lane_load(base, r, k, 0, h, w, TORUS)
+        east = _lane_load(base, r, k, 1, h, w, TORUS)
+    return west, here, east
 
 
 @triton.jit
-def _next_lanes(base, r, k, h, w, TORUS: tl.constexpr):
-    """Next lane words at (rows r, columns k) of one group of 32 grids, read from global memory."""
-    nw, n, ne = _lane_row(base, r - 1, k, h, w, TORUS)
-    west, c, east = _lane_row(base, r, k, h, w, TORUS)
-    sw, s, se = _lane_row(base, r + 1, k, h, w, TORUS)
-    return _lane_rule(nw, n, ne, west, c, east, sw, s, se)
-
-
-@triton.jit
-def _next_lanes_interior(base, r, k, w):
-    """_next_lanes where rows r-1..r+1 and columns k-1..k+1 all lie inside the grid: plain loads."""
-    row = base + r * w + k
-    nw = tl.load(row - w - 1).to(tl.uint32, bitcast=True)
-    n = tl.load(row - w).to(tl.uint32, bitcast=True)
-    ne = tl.load(row - w + 1).to(tl.uint32, bitcast=True)
-    west = tl.load(row - 1).to(tl.uint32, bitcast=True)
-    c = tl.load(row).to(tl.uint32, bitcast=True)
-    east = tl.load(row + 1).to(tl.uint32, bitcast=True)
-    sw = tl.load(row + w - 1).to(tl.uint32, bitcast=True)
-    s = tl.load(row + w).to(tl.uint32, bitcast=True)
-    se = tl.load(row + w + 1).to(tl.uint32, bitcast=True)
+def _next_lanes(base, r, k, h, w, TORUS: tl.constexpr, INSIDE: tl.constexpr):
+    """Next lane words at (rows r, columns k) of one group of 32 grids, read from global memory
+    (INSIDE: rows r-1..r+1 and columns k-1..k+1 all inside the grid, see _lane_row)."""
+    row = base + r * w + k  # INSIDE only
+    nw, n, ne = _lane_row(base, row - w, r - 1, k, h, w, TORUS, INSIDE)
+    west, c, east = _lane_row(base, row, r, k, h, w, TORUS, INSIDE)
+    sw, s, se = _lane_row(base, row + w, r + 1, k, h, w, TORUS, INSIDE)
     return _lane_rule(nw, n, ne, west, c, east, sw, s, se)
 
 
@@ -307,17 +306,17 @@ def _next_lanes_interior(base, r, k, w):
 def lanes_step_kernel(src, dst, h, w, TORUS: tl.constexpr, BR: tl.constexpr, BW: tl.constexpr,
                       INTERIOR: tl.constexpr):
     """One generation of lane words (groups, h, w); grid (cdiv(w, BW), cdiv(h, BR), groups).
-    INTERIOR: tiles away from the grid's edges take _next_lanes_interior."""
+    INTERIOR: tiles away from the grid's edges take _next_lanes' INSIDE path."""
     pr = tl.program_id(1)
     pk = tl.program_id(0)
     r = pr * BR + tl.arange(0, BR)[:, None]
     k = pk * BW + tl.arange(0, BW)[None, :]
     offset = tl.program_id(2).to(tl.int64) * h * w
     if _interior(pr, pk, h, w, BR, BW, INTERIOR):
-        out = _next_lanes_interior(src + offset, r, k, w)
+        out = _next_lanes(src + offset, r, k, h, w, TORUS, True)
         tl.store(dst + offset + r * w + k, out.to(tl.int32, bitcast=True))
     else:
-        out = _next_lanes(src + offset, r, k, h, w, TORUS)
+        out = _next_lanes(src + offset, r, k, h, w, TORUS, False)
         tl.store(dst + offset + r * w + k, out.to(tl.int32, bitcast=True), mask=(r < h) & (k < w))
 
 
@@ -333,7 +332,7 @@ def lanes_whole_kernel(work, h, w, gens, TORUS: tl.constexpr, BR: tl.constexpr, 
         dst = base + ((g + 1) % 2) * size
         for r0 in range(0, h, BR):
             r = r0 + tl.arange(0, BR)[:, None]
-            out = _next_lanes(src, r, k, h, w, TORUS)
+            out = _next_lanes(src, r, k, h, w, TORUS, False)
             tl.store(dst + r * w + k, out.to(tl.int32, bitcast=True), mask=(r < h) & (k < w))
         tl.debug_barrier()  # every row of generation g + 1 written before any is read
 
@@ -574,8 +573,8 @@ class BitpackGpu:
     ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``).
     ``block_rows`` x ``block_words``: the tile of ``step_kernel`` and ``multi_kernel``.
     ``interior``: tiles of ``step_kernel`` and ``lanes_step_kernel`` away from the grid's edges
-    (:meth:`interior_tiles`) take a path with no wrap, mask or carry select (``_next_interior``,
-    ``_next_lanes_interior``); False runs every tile the edge way (for benchmarks:
+    (:meth:`interior_tiles`) take a path with no wrap, mask or carry select (``INSIDE`` in
+    ``_next_global`` and ``_next_lanes``); False runs every tile the edge way (for benchmarks:
     ``bench_bitpack.py --device cuda`` times both).
     ``whole_max_words``: grids whose tile (:meth:`whole_tile`) holds at most this many words run
     all generations in one ``whole_kernel`` launch (:meth:`runs_whole`), with enough warps
