@@ -29,9 +29,13 @@ $(STAMP_DEV): pyproject.toml | $(PY)
 demo: $(STAMP_RUN)
 	$(PY) -m tensorca.demo
 
-# Lint first (seconds), then every test; tests marked `cuda` skip where no GPU is visible.
+# Lint first (seconds), then every test; tests marked `cuda` skip where no GPU is visible. The tests
+# run in TEST_WORKERS processes (pytest-xdist): one a core, at most 4, since each worker holds its own
+# torch, Numba and Triton. `make test TEST_WORKERS=0` runs them in this one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
+
 test: lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 lint: $(STAMP_DEV)
 	$(PY) -m ruff check src tests

@@ -35,7 +35,7 @@ def client():
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as joined:
+                      dashboard_address=":0") as cluster, Client(cluster) as joined:
         yield joined
 
 
@@ -318,7 +318,7 @@ def test_a_grid_larger_than_a_workers_memory_limit_runs_through_zarr(tmp_path):
     limit = 170 * 2**20
     assert side * side > limit
     store = tmp_path / "big.zarr"
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
                       memory_limit=limit) as cluster, Client(cluster, set_as_default=False) as joined:
         engine = get_engine("dask").with_options(chunks=1024, inner="numpy")
         with dask.config.set(scheduler=joined.get):

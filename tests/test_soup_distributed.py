@@ -36,7 +36,7 @@ def client():
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster, set_as_default=False) as joined:
+                      dashboard_address=":0") as cluster, Client(cluster, set_as_default=False) as joined:
         yield joined
 
 

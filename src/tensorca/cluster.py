@@ -93,8 +93,10 @@ def connect(workers: int | None = None, scheduler: str | None = None, client: An
     distributed = _distributed()
     try:
         with _glibc_malloc() if heap_malloc else contextlib.nullcontext():
+            # ":0": a free port for the scheduler's HTTP server (and dashboard, with Bokeh); the default
+            # 8787 makes a second cluster on this machine warn that the port is taken.
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               host="127.0.0.1", dashboard_address=":0" if has_dashboard() else None,
+                                               host="127.0.0.1", dashboard_address=":0",
                                                memory_limit=memory_limit if memory_limit is not None else "auto")
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterError(f"cannot start a local cluster of {workers} worker processes ({exc})") from exc
