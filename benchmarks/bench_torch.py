@@ -10,6 +10,10 @@ Cases are ``N`` (one N x N grid), ``HxW`` or ``B:HxW`` (a batch of B grids). ``B
 runs the same grids one at a time (``--serial-limit`` of them, timed per cell), the "before" of
 batching.
 
+``--ceiling`` adds each variant's counted bytes a cell a generation (``torch_traffic.py``) and the
+measured rate as a share of its ceiling, the device's copy bandwidth (measured here) over those
+bytes: how far a variant is from the memory traffic it cannot avoid.
+
 Examples::
 
     PYTHONPATH=src python benchmarks/bench_torch.py --device cpu --case 1024 --gens 20
@@ -24,13 +28,17 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
-from tensorca.engines import get_engine
-from tensorca.engines.base import Engine
-from tensorca.rules import parse_rule
-from tensorca.topology import Topology
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from torch_traffic import copy_bandwidth, count_variant, variant_engine  # noqa: E402
+
+from tensorca.engines.base import Engine  # noqa: E402
+from tensorca.rules import parse_rule  # noqa: E402
+from tensorca.topology import Topology  # noqa: E402
 
 
 @dataclass
@@ -51,25 +59,6 @@ class Case:
     def __str__(self) -> str:
         size = f"{self.height}x{self.width}"
         return (f"{self.batch} x {size}" if self.batch > 1 else size) + (" one at a time" if self.serial else "")
-
-
-def variant_engine(spec: str) -> Engine:
-    """``dense-conv``, ``torch``, or ``torch:opt[+opt]`` with opts index, conv, count, compile, graphs."""
-    name, _, opts = spec.partition(":")
-    engine = get_engine(name)
-    if not opts:
-        return engine
-    options: dict = {}
-    for opt in opts.split("+"):
-        if opt in ("index", "conv", "count"):
-            options["path"] = opt
-        elif opt == "compile":
-            options["compile"] = True
-        elif opt == "graphs":
-            options["cuda_graphs"] = True
-        else:
-            raise SystemExit(f"unknown variant option {opt!r} in {spec!r}")
-    return engine.with_options(**options)  # type: ignore[attr-defined]
 
 
 def sync(device: torch.device) -> None:
@@ -133,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serial-limit", type=int, default=64, help="grids timed one at a time in /serial cases")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="add each variant's counted bytes a cell, and its rate as a share of "
+                             "copy bandwidth / bytes")
     args = parser.parse_args(argv)
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -153,17 +145,33 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 rows.append((str(case), spec, None, None, value))
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    traffic = {}
+    for spec in variants if args.ceiling else ():
+        try:  # compiled variants get the one-pass floor: counting their kernels would compile them again
+            traffic[spec] = count_variant(spec, rule, device, compile_kernels=False)
+        except Exception as exc:  # noqa: BLE001 - the timings above must still be printed
+            print(f"bench_torch: could not count {spec}'s traffic: {type(exc).__name__}: {exc}", file=sys.stderr)
+    bandwidth = copy_bandwidth(device) if args.ceiling else None
     print(f"rule {rule.canonical()}, torus, {args.gens} generations per call, median of {args.repeats}, "
-          f"device {name}, torch {torch.__version__}, {torch.get_num_threads()} CPU threads")
+          f"device {name}, torch {torch.__version__}, {torch.get_num_threads()} CPU threads"
+          + (f", copy bandwidth {bandwidth / 1e12:.2f} TB/s (read + write)" if bandwidth else ""))
+    extra = " B/cell | of ceiling |" if args.ceiling else ""
     if args.markdown:
-        print("| case | engine | M cell updates/s | vs first |")
-        print("| --- | --- | ---: | ---: |")
+        print("| case | engine | M cell updates/s | vs first |" + extra)
+        print("| --- | --- | ---: | ---: |" + (" ---: | ---: |" if args.ceiling else ""))
     for case, spec, cups, ratio, note in rows:
+        share = ""
+        if spec in traffic and cups:
+            fraction = cups / traffic[spec].ceiling(bandwidth)
+            share = f" {traffic[spec].moved()} | {fraction:.{0 if fraction >= 0.1 else 1}%} |"
+        elif args.ceiling:
+            share = " | |"
         if args.markdown:
             result = f"{cups / 1e6:,.1f} | {ratio:.1f}x" if cups else f"failed: {note} |"
-            print(f"| {case} | {spec} | {result} |")
+            print(f"| {case} | {spec} | {result} |" + share)
         else:
-            print(f"{case:28s} {spec:22s} " + (f"{cups / 1e6:14,.1f} M/s {ratio:8.1f}x" if cups else f"failed: {note}"))
+            print(f"{case:28s} {spec:22s} " + (f"{cups / 1e6:14,.1f} M/s {ratio:8.1f}x" if cups else f"failed: {note}")
+                  + share.replace("|", " "))
     return 0
 
 

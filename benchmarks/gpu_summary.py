@@ -5,9 +5,10 @@ Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton 
 Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (contract.txt, tests.txt,
 kernels.txt, verify.txt, torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, soups.txt,
 layouts.json, bench.txt) and prints a short report: the test and verify verdicts, the torch
-tables as measured, for each bit-packed grid the best configuration against the counted memory
-floor (one read and one write of every cell's bit per generation) and the engine end to end, the
-soup census rate, and where the batch layouts change over.
+tables as measured (each rate also as a share of its counted ceiling), for each bit-packed grid
+the best configuration against the counted memory floor (one read and one write of every cell's
+bit per generation) and the engine end to end, the soup census rate, and where the batch layouts
+change over.
 """
 
 from __future__ import annotations
@@ -57,10 +58,10 @@ def torch_targets(*paths: Path) -> str:
             if len(cells) >= 3 and cells[2].replace(",", "").replace(".", "").isdigit():
                 cups[(cells[0], cells[1])] = float(cells[2].replace(",", "")) * 1e6
     out = []
-    best_8192 = max((v for (case, eng), v in cups.items() if case == "8192x8192" and eng.startswith("torch")),
+    best_8192 = max(((v, eng) for (case, eng), v in cups.items() if case == "8192x8192" and eng.startswith("torch")),
                     default=None)
     if best_8192 is not None:
-        out.append(f"- torch at 8192^2: best variant {best_8192 / 1e12:.2f} T CUPS (target >= 1 T)")
+        out.append(f"- torch at 8192^2: best variant {best_8192[1]}, {best_8192[0] / 1e12:.2f} T CUPS (target >= 1 T)")
     batched = cups.get(("4096 x 64x64", "torch"))
     serial = cups.get(("4096 x 64x64 one at a time", "torch"))
     if batched and serial:

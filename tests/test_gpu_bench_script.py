@@ -106,3 +106,15 @@ def test_layout_sweep_runs_in_the_interpreter_and_suggests_thresholds(bench_modu
     (tmp_path / "layouts.json").write_text(json.dumps(made_up))
     assert gpu_summary.layout_rows(tmp_path / "layouts.json").startswith("Batches of B3/S23 tori")
     assert gpu_summary.layout_rows(tmp_path / "missing.json") == "(no layouts.json)\n"
+
+
+def test_gpu_check_steps_fit_one_device_call():
+    """The device runs one command for at most 600 s: the steps' own limits leave room for the
+    start-up and the summary, and every step has a unique name for GPU_CHECK_ONLY reruns."""
+    import re
+
+    script = (BENCHMARKS.parent / "scripts" / "gpu_check.sh").read_text()
+    steps = re.findall(r"^step (\w+) (\d+) ", script, flags=re.MULTILINE)
+    names = [name for name, _ in steps]
+    assert len(steps) >= 9 and len(set(names)) == len(names), names
+    assert sum(int(limit) for _, limit in steps) <= 580, steps
