@@ -22,6 +22,9 @@ if [ -z "$GPU" ]; then
 fi
 VERSIONS=$("$PYTHON" -c 'import torch, triton; print(f"torch {torch.__version__}, triton {triton.__version__}")' 2>&1)
 echo "== GPU: $GPU ($VERSIONS)"
+# The device has 16 cores: where its Python has pytest-xdist, the test steps run in 4 processes
+# (Triton compiles each kernel on the CPU, and the compiles then run side by side).
+XDIST=$("$PYTHON" -c 'import xdist' 2>/dev/null && echo "-n 4")
 status=0
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS/NAME.txt
     local name=$1 limit=$2; shift 2
@@ -41,11 +44,11 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS
 #    then the torch engine's own tests (paths, graphs, no host sync in the loop), DeviceStream on
 #    CUDA; then each Triton kernel compiled for the GPU (only the `cuda` tests of that file: its
 #    other tests run the same kernels in the CPU interpreter, as CI does).
-step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda \
+step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST -m cuda \
     tests/test_engine_contract.py
-step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider \
+step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST \
     tests/test_torch_engine.py tests/test_data.py
-step kernels 90 "$PYTHON" -m pytest -q -x -p no:cacheprovider -m cuda tests/test_bitpack_gpu.py
+step kernels 90 "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST -m cuda tests/test_bitpack_gpu.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control.
 step verify 35 "$PYTHON" -m tensorca verify --device cuda
 # 3. torch engine: eager paths, CUDA graphs, batched vs one at a time; then compiled. Each rate is
