@@ -105,9 +105,14 @@ register_lazy(EngineInfo(
                           family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
                           family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5, "tree": 25.0, "super": 150.0,
                                       "fft": 10.0}),
-        "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=2e-12, import_s=1.5, transfer_Bps=12e9,
-                           family_gen={"table": 1.2, "generations": 1.5, "ltl": 2.0},
-                           family_cell={"table": 1.5, "generations": 2.0, "ltl": 3.0}),
+        # cell_s: the memory floor on an H200, the bytes a cell one eager generation moves
+        # (benchmarks/torch_traffic.py: 47 B for B3/S23's count path) over its 4.3 TB/s copy
+        # bandwidth; slower GPUs take longer (`tensorca bench --calibrate`). The family factors
+        # are the counted ratios: bytes (index path 64 B, Generations 75 B, R5 Larger than Life
+        # 102 B) and kernels a generation (12, 23, 15 against 12).
+        "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=11e-12, import_s=1.5, transfer_Bps=12e9,
+                           family_gen={"table": 1.0, "generations": 1.9, "ltl": 1.25},
+                           family_cell={"table": 1.36, "generations": 1.6, "ltl": 2.17}),
     },
 ))
 register_lazy(EngineInfo(
