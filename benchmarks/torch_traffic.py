@@ -4,9 +4,10 @@ Counted, not timed. An eager step is run once on a small grid under a dispatch m
 every ATen operation. Each operation that is not a view is one kernel launch. Its traffic is the
 bytes of the grid-sized tensors it reads and writes: tables and scalars under ``MIN_NUMEL``
 elements stay in cache and are left out. A compiled step (``torch:compile``) is counted from
-Inductor's own metrics while it compiles: the kernels it generated. Its bytes are given as the
-floor of any one-pass kernel, one read and one write of each uint8 cell (2 B), since a fused
-kernel's halo reads hit cache.
+Inductor's own metrics while it compiles (the kernels it generated) and from the profiler (the
+ATen operations its graph still calls, each a pass of its own). Its bytes are given as the floor
+of any one-pass kernel, one read and one write of each uint8 cell (2 B), since a fused kernel's
+halo reads hit cache.
 
 The ceiling of a variant is ``bandwidth / bytes a cell``: what it could reach if it moved its
 bytes at the device's copy bandwidth and did nothing else. On an H200 (4.3 TB/s measured copy,
@@ -145,17 +146,36 @@ def one_generation(once: list, twice: list) -> list:
 
 
 def count_compiled(spec: str, engine: Engine, rule, device: torch.device, side: int = 256) -> Traffic:
-    """Kernels Inductor generates for one generation of a compiled ``engine`` (the FX graph cache
-    is turned off so that they are generated here); bytes are the one-pass floor."""
+    """Kernels one generation of a compiled ``engine`` runs: those Inductor generates (the FX graph
+    cache is turned off so that they are generated here) and the ATen operations the compiled
+    graph calls outside them (``ops``: e.g. an ``aten::cat`` that was not fused, each a pass over
+    memory of its own). Bytes are the one-pass floor."""
     import torch._inductor.config as inductor_config
     from torch._inductor import metrics
+    from torch.profiler import ProfilerActivity, profile
 
     cells = _grid(side, device)
     topology = Topology.torus(side, side)
     metrics.reset()
     with inductor_config.patch(fx_graph_cache=False):
         engine.advance(cells, rule, topology, 1)
-    return Traffic(spec, int(metrics.generated_kernel_count), ONE_PASS_BYTES, floor=True)
+    generated = int(metrics.generated_kernel_count)
+    step = engine.step_function(rule, topology, device)  # type: ignore[attr-defined]
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        step(cells)
+    externs = [event.name.removeprefix("aten::") for event in prof.events()
+               if event.cpu_parent is not None and event.cpu_parent.name.startswith("## Call CompiledFxGraph")
+               and event.name.startswith("aten::") and not _is_view_or_allocation(event.name.removeprefix("aten::"))]
+    return Traffic(spec, generated + len(externs), ONE_PASS_BYTES, floor=True, ops=externs)
+
+
+def _is_view_or_allocation(name: str) -> bool:
+    """True for an ATen operation that launches no kernel (a view, an allocation)."""
+    if name in _ALLOCATIONS:
+        return True
+    packet = getattr(torch.ops.aten, name, None)
+    overload = getattr(packet, "default", None)
+    return bool(getattr(overload, "is_view", False))
 
 
 def count_variant(spec: str, rule, device: torch.device, side: int = 256, compile_kernels: bool = True) -> Traffic:

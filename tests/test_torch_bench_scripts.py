@@ -88,10 +88,15 @@ def test_count_refuses_grids_too_small_to_tell_from_tables(scripts):
         torch_traffic.count_variant("torch", parse_rule("B3/S23"), torch.device("cpu"), side=64)
 
 
-def test_compiled_step_counts_inductors_kernels(scripts):
+def test_compiled_step_is_one_kernel_on_a_torus(scripts):
+    """The compiled B3/S23 step fuses into one generated kernel, the torus padding included (a
+    padding built with cat would stay two aten::cat passes outside it); the count sees them."""
     torch_traffic, _, _ = scripts
     counted = torch_traffic.count_variant("torch:compile", parse_rule("B3/S23"), torch.device("cpu"), side=128)
-    assert counted.floor and counted.bytes_per_cell == 2.0 and counted.kernels >= 1
+    assert counted.floor and counted.bytes_per_cell == 2.0
+    assert (counted.kernels, counted.ops) == (1, [])
+    conv = torch_traffic.count_variant("torch:conv+compile", parse_rule("B3/S23"), torch.device("cpu"), side=128)
+    assert "convolution" in conv.ops and conv.kernels > len(conv.ops)  # conv2d stays a library call
     floor = torch_traffic.count_variant("torch:compile", parse_rule("B3/S23"), torch.device("cpu"),
                                         compile_kernels=False)
     assert floor.kernels is None and floor.moved() == ">= 2"

@@ -166,13 +166,36 @@ def test_with_options():
 
 
 @pytest.mark.slow
-def test_compile_parity_small_case():
+@pytest.mark.parametrize("text", ["B36/S23", "B2-a/S12", "345/2/4"])
+def test_compile_parity_small_case(text):
+    """Compiled steps (count path, 9-bit index path, Generations), on a torus through rolls."""
     engine = TorchEngine(compile=True)
-    rule = parse_rule("B36/S23")
+    rule = parse_rule(text)
     topology = Topology.torus(19, 12)
-    cells = soup(np.random.default_rng(10), (2, 12, 19), 2)
+    cells = soup(np.random.default_rng(10), (2, 12, 19), rule.n_states)
     np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topology, 5).cpu().numpy(),
                                   REFERENCE.advance(cells, rule, topology, 5))
+
+
+@pytest.mark.parametrize("path", ["auto", "index"])
+@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B2-a/S12", "MAP-random:3", "345/2/4"])
+@pytest.mark.parametrize("height, width", [(1, 7), (2, 2), (3, 1), (12, 19)])
+def test_fused_steps_match_the_reference(path, text, height, width):
+    """The step a compiled engine traces (``fused=True``: a torus read through rolls, not a padded
+    copy), run eagerly: every rule path, grids of one and two rows or columns, torus and plane. The
+    random MAP rule has no symmetry, so a neighbour read from the wrong side shows."""
+    from tensorca.engines.torch_engine import make_step
+
+    rule = rule_value(text)
+    cells = soup(np.random.default_rng(height * 100 + width), (2, height, width), rule.n_states)
+    for kind in ("torus", "plane"):
+        topology = Topology(kind, width, height)
+        step = make_step(rule, topology, torch.device(DEVICE), path, fused=True)
+        got = on_device(cells)
+        for _ in range(3):
+            got = step(got)
+        np.testing.assert_array_equal(got.cpu().numpy(), REFERENCE.advance(cells, rule, topology, 3),
+                                      err_msg=f"{text} {path} {kind} {height}x{width}")
 
 
 @pytest.mark.cuda

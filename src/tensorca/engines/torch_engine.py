@@ -83,11 +83,14 @@ def runs(spec) -> bool:
     return spec.kinds in KINDS or spec.kinds in extra_kinds("torch")
 
 
-def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = "auto") -> Step:
+def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = "auto",
+              fused: bool = False) -> Step:
     """One generation of ``rule`` on ``topology`` as a function ``(B, H, W) uint8 -> uint8`` on ``device``.
 
     Dispatches on the rule's step spec. The rule's tables are moved to ``device`` once, here; the
-    returned function only launches tensor operations.
+    returned function only launches tensor operations. ``fused``: the step is for
+    ``torch.compile``, so 3x3 neighbourhoods on a torus are read through rolls, which Inductor
+    fuses into one kernel (:func:`~tensorca.engines.torch_kernels.moore_box_count`).
     """
     spec = rule.compile()
     perceive, update, n_states = spec.perceive, spec.update, spec.n_states
@@ -95,7 +98,7 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     if extra is not None:  # a rule family's own kernel: build(spec, topology, device) -> step
         return extra(spec, topology, device)
     if isinstance(perceive, Index3x3) and isinstance(update, TableUpdate):
-        return _table_step(update, n_states, topology, device, path, rule.canonical())
+        return _table_step(update, n_states, topology, device, path, rule.canonical(), fused)
     if isinstance(perceive, WeightedCount) and isinstance(update, IntervalUpdate):
         return _weighted_step(perceive, update, n_states, topology, device)
     if isinstance(perceive, MaskCount) and isinstance(update, IntervalUpdate):
@@ -104,7 +107,7 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
 
 
 def _table_step(update: TableUpdate, n_states: int, topology: Topology, device: torch.device, path: str,
-                name: str) -> Step:
+                name: str, fused: bool = False) -> Step:
     """3x3 table rules: the Moore box count when the table allows it, else the 9-bit index."""
     kind = K.padding(topology, 1, device)
     table_np = update.lookup()
@@ -118,7 +121,7 @@ def _table_step(update: TableUpdate, n_states: int, topology: Topology, device: 
 
         def step_count(cells: torch.Tensor) -> torch.Tensor:
             alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
-            box = K.moore_box_count(alive, kind)
+            box = K.moore_box_count(alive, kind, fused)
             slot = (box + alive * 10).to(torch.int32)
             on = ((shifts >> slot) & 1).to(torch.uint8)
             return K.apply_decay(cells, on, n_states)
@@ -129,7 +132,7 @@ def _table_step(update: TableUpdate, n_states: int, topology: Topology, device: 
 
     def step_table(cells: torch.Tensor) -> torch.Tensor:
         alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
-        index = K.conv_index(alive, kind, weights) if weights is not None else K.table_index(alive, kind)
+        index = K.conv_index(alive, kind, weights) if weights is not None else K.table_index(alive, kind, fused)
         on = K.lookup(table, index)
         return K.apply_decay(cells, on, n_states)
 
@@ -269,7 +272,7 @@ class TorchEngine(Engine):
         key = (rule, K.topology_kind(topology), shape, str(device), self.options.path, self.options.compile)
         step = self._steps.get(key)
         if step is None:
-            step = make_step(rule, topology, device, self.options.path)
+            step = make_step(rule, topology, device, self.options.path, fused=self.options.compile)
             if self.options.compile:
                 step = torch.compile(step, dynamic=False, fullgraph=True)
             if len(self._steps) > 64:

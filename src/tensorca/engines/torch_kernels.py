@@ -108,8 +108,14 @@ def pad(cells: torch.Tensor, radius: int, kind: str | RingPad) -> torch.Tensor:
     return rows.index_select(2, wrap_index(width, radius, cells.device))
 
 
-def table_index(alive: torch.Tensor, kind: str | RingPad) -> torch.Tensor:
-    """``(B, H, W)`` int32 9-bit neighbourhood index of ``alive`` (uint8 0/1), NW = 256 ... SE = 1."""
+def table_index(alive: torch.Tensor, kind: str | RingPad, fused: bool = False) -> torch.Tensor:
+    """``(B, H, W)`` int32 9-bit neighbourhood index of ``alive`` (uint8 0/1), NW = 256 ... SE = 1.
+
+    ``fused``: on a torus, read the neighbours through rolls instead of a padded copy (see
+    :func:`moore_box_count`)."""
+    if fused and kind == "torus":
+        row = ((alive.roll(1, 2) << 2) | (alive << 1) | alive.roll(-1, 2)).to(torch.int32)
+        return (row.roll(1, 1) << 6) | (row << 3) | row.roll(-1, 1)
     _, height, width = alive.shape
     padded = pad(alive, 1, kind)
     # Row code: west << 2 | centre << 1 | east (3 bits, still uint8), for every padded row.
@@ -129,8 +135,16 @@ def conv_index(alive: torch.Tensor, kind: str | RingPad, weights: torch.Tensor) 
     return F.conv2d(padded, weights)[:, 0].to(torch.int32)
 
 
-def moore_box_count(alive: torch.Tensor, kind: str | RingPad) -> torch.Tensor:
-    """``(B, H, W)`` uint8 number of live cells in each 3x3 box, centre included (0..9)."""
+def moore_box_count(alive: torch.Tensor, kind: str | RingPad, fused: bool = False) -> torch.Tensor:
+    """``(B, H, W)`` uint8 number of live cells in each 3x3 box, centre included (0..9).
+
+    ``fused``: on a torus, read the neighbours through rolls instead of a padded copy. For
+    ``torch.compile``: Inductor turns a roll into wrapped indices inside the one kernel that reads
+    it, but copies a padding built with ``cat`` in two extra passes (``aten.cat``). Run eagerly,
+    each roll is a copy of its own, so the eager step pads once instead."""
+    if fused and kind == "torus":
+        rows = alive + alive.roll(1, 2) + alive.roll(-1, 2)
+        return rows + rows.roll(1, 1) + rows.roll(-1, 1)
     _, height, width = alive.shape
     padded = pad(alive, 1, kind)
     rows = padded[:, :, :width] + padded[:, :, 1 : width + 1] + padded[:, :, 2:]
