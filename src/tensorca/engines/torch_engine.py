@@ -21,7 +21,8 @@ on tensor values, so on CUDA it never waits for the device. Observers (populatio
 generation, :meth:`TorchEngine.advance_observed`) accumulate on the device and are read once.
 
 Options (:meth:`TorchEngine.with_options`, or ``TorchEngine(...)`` passed as ``backend=``):
-``compile=True`` runs each step through ``torch.compile``; ``cuda_graphs=True`` captures a chunk
+``compile=True`` runs each step through ``torch.compile`` (built with ``fused=True``: a torus is
+read through rolls, so the 3x3 step compiles to one kernel); ``cuda_graphs=True`` captures a chunk
 of generations as a CUDA graph and replays it (CUDA only; grids up to ``graph_max_cells``);
 ``path`` forces a perceive path. Every option computes bit-identical results.
 """
