@@ -160,7 +160,7 @@ def count_compiled(spec: str, engine: Engine, rule, device: torch.device, side: 
     with inductor_config.patch(fx_graph_cache=False):
         engine.advance(cells, rule, topology, 1)
     generated = int(metrics.generated_kernel_count)
-    step = engine.step_function(rule, topology, device)  # type: ignore[attr-defined]
+    step = engine.step_function(rule, topology, device, cells.shape[0])  # type: ignore[attr-defined]
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         step(cells)
     externs = [event.name.removeprefix("aten::") for event in prof.events()

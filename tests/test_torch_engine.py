@@ -177,6 +177,35 @@ def test_compile_parity_small_case(text):
                                   REFERENCE.advance(cells, rule, topology, 5))
 
 
+@pytest.mark.slow
+def test_compiled_steps_outlive_dynamos_recompile_limit():
+    """Each compiled step has a code object of its own: with Dynamo's limit at 1 recompile a code
+    object, four batch shapes still compile (the shared code would fail on the second)."""
+    import torch._dynamo
+
+    engine = TorchEngine(compile=True)
+    rule = parse_rule("B3/S23")
+    rng = np.random.default_rng(14)
+    with torch._dynamo.config.patch(recompile_limit=1):  # monkeypatch's undo would delete the key
+        for batch, height, width in [(1, 8, 8), (2, 8, 8), (1, 9, 7), (3, 6, 10)]:
+            cells = soup(rng, (batch, height, width), 2)
+            topology = Topology.torus(width, height)
+            np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topology, 3).cpu().numpy(),
+                                          REFERENCE.advance(cells, rule, topology, 3))
+
+
+def test_a_failed_compilation_is_an_engine_error():
+    """Dynamo refusing to compile (here: a recompile limit of 0) surfaces as EngineError naming the
+    rule and shape and the way out, not as a torch exception from inside the run."""
+    import torch._dynamo
+
+    cells = on_device(np.zeros((2, 5, 7), np.uint8))
+    with torch._dynamo.config.patch(recompile_limit=0), pytest.raises(
+            EngineError, match=r"torch.compile could not compile the step for rule 'B3/S23' on 2 grids "
+                               r"of 5 x 7 \(torus\).*compile=False"):
+        TorchEngine(compile=True).advance(cells, parse_rule("B3/S23"), Topology.torus(7, 5), 1)
+
+
 @pytest.mark.parametrize("path", ["auto", "index"])
 @pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B2-a/S12", "MAP-random:3", "345/2/4"])
 @pytest.mark.parametrize("height, width", [(1, 7), (2, 2), (3, 1), (12, 19)])

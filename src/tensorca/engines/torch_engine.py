@@ -30,6 +30,8 @@ of generations as a CUDA graph and replays it (CUDA only; grids up to ``graph_ma
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -196,6 +198,41 @@ def _mask_step(perceive: MaskCount, update: IntervalUpdate, n_states: int, topol
     return step_ltl
 
 
+_COMPILED_STEPS = itertools.count()
+
+
+def _compiled(step: Step, what: str) -> Step:
+    """``torch.compile`` of a copy of ``step`` with a code object of its own; a compilation that
+    fails raises :class:`~tensorca.errors.EngineError` naming ``what``.
+
+    Dynamo keeps the graphs it compiles per code object, and every step a builder returns shares
+    its inner function's code. Without the copy a process that compiled more than Dynamo's
+    ``recompile_limit`` (8) rules, topologies or shapes would hit that limit, which with
+    ``fullgraph=True`` raises instead of falling back."""
+    import torch._dynamo.exc as dynamo_exc
+
+    failures = (dynamo_exc.TorchDynamoException, dynamo_exc.FailOnRecompileLimitHit)
+    if not isinstance(step, types.FunctionType):
+        inner = step
+
+        def step(cells: torch.Tensor) -> torch.Tensor:
+            return inner(cells)
+
+    code = step.__code__.replace(co_name=f"{step.__code__.co_name}_{next(_COMPILED_STEPS)}")
+    own = types.FunctionType(code, step.__globals__, code.co_name, step.__defaults__, step.__closure__)
+    compiled = torch.compile(own, dynamic=False, fullgraph=True)
+
+    def run(cells: torch.Tensor) -> torch.Tensor:
+        try:
+            return compiled(cells)
+        except failures as exc:
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            raise EngineError(f"torch.compile could not compile the step for {what}: {type(exc).__name__}: "
+                              f"{first}; TorchEngine(compile=False) runs the same step uncompiled") from exc
+
+    return run
+
+
 class TorchEngine(Engine):
     """``backend="torch"``: every family the reference supports, every bounded topology, any device."""
 
@@ -264,18 +301,22 @@ class TorchEngine(Engine):
 
     # -- stepping ---------------------------------------------------------------------------
 
-    def step_function(self, rule: Rule, topology: Topology, device: torch.device | str) -> Step:
-        """The (cached, possibly compiled) one-generation function for ``rule`` on ``device``."""
+    def step_function(self, rule: Rule, topology: Topology, device: torch.device | str,
+                      batch: int | None = None) -> Step:
+        """The (cached, possibly compiled) one-generation function for ``rule`` on ``device``; a
+        compiled one is for batches of ``batch`` grids."""
         device = torch.device(device)
-        # A compiled step is traced for one grid shape (Lenia's kernel transform is built per shape
+        # A compiled step is traced for one batch shape (Lenia's kernel transform is built per shape
         # outside the trace), so compiled steps are kept per shape; eager ones serve every size.
-        shape = topology.shape if self.options.compile else None
+        shape = (batch, *topology.shape) if self.options.compile else None
         key = (rule, K.topology_kind(topology), shape, str(device), self.options.path, self.options.compile)
         step = self._steps.get(key)
         if step is None:
             step = make_step(rule, topology, device, self.options.path, fused=self.options.compile)
             if self.options.compile:
-                step = torch.compile(step, dynamic=False, fullgraph=True)
+                grids = "grids" if batch is None else f"{batch} grids"
+                step = _compiled(step, f"rule {rule.canonical()!r} on {grids} of {topology.height} x "
+                                       f"{topology.width} ({topology.kind})")
             if len(self._steps) > 64:
                 self._steps.clear()
             self._steps[key] = step
@@ -306,7 +347,7 @@ class TorchEngine(Engine):
         if generations == 0 or cells.numel() == 0:
             return cells.clone()
         cells = self._alive_only(cells, rule)
-        step = self.step_function(rule, topology, cells.device)
+        step = self.step_function(rule, topology, cells.device, cells.shape[0])
         if self._use_graphs(cells):
             return self._advance_graphed(step, cells, rule, topology, generations)
         cells = cells.contiguous()
@@ -333,7 +374,7 @@ class TorchEngine(Engine):
         if cells.numel() == 0:
             population.zero_()
             return cells.clone(), population
-        step = self.step_function(rule, topology, cells.device)
+        step = self.step_function(rule, topology, cells.device, cells.shape[0])
         out = self._alive_only(cells, rule).contiguous()
         for gen in range(1, generations + 1):
             out = step(out)
