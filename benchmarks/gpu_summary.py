@@ -3,9 +3,10 @@
 Usage: python benchmarks/gpu_summary.py RESULTS_DIR "GPU NAME" "torch X, triton Y"
 
 Reads the logs and JSON that gpu_check.sh left in RESULTS_DIR (contract.txt, tests.txt,
-kernels.txt, verify.txt, torch_eager.txt, torch_compiled.txt, bitpack_gpu.json, soups.txt,
-layouts.json, bench.txt) and prints a short report: the test and verify verdicts, the torch
-tables as measured (each rate also as a share of its counted ceiling), for each bit-packed grid
+kernels.txt, verify.txt, torch_eager.txt, torch_compiled.txt, inductor_output_code.txt,
+bitpack_gpu.json, soups.txt, layouts.json, bench.txt) and prints a short report: the test and
+verify verdicts, the torch tables as measured (each rate also as a share of its counted ceiling),
+the kernels Inductor generated for the compiled step and their loads, for each bit-packed grid
 the best configuration against the counted memory floor (one read and one write of every cell's
 bit per generation) and the engine end to end, the soup census rate, and where the batch layouts
 change over.
@@ -14,6 +15,7 @@ change over.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -45,6 +47,42 @@ def markdown_tables(path: Path) -> str:
         return "(no log)\n"
     lines = [line for line in path.read_text(errors="replace").splitlines() if line.startswith("|")]
     return "\n".join(lines) + "\n" if lines else f"(no table; last line: {last_line(path)})\n"
+
+
+_KERNEL_START = re.compile(r"^(\w+) = async_compile\.(triton|cpp_pybinding|cpp)\(")
+_LOAD = re.compile(r"tl\.load\(|\bin_ptr\d+\[")  # a Triton load, or a C++ kernel's read of an input
+
+
+def inductor_kernels(path: Path) -> str:
+    """What the Inductor code a ``TORCH_LOGS=output_code`` run logged holds: each kernel it
+    generated (Triton on CUDA, C++ on the CPU), its loads, and how many of them read at a wrapped
+    (``%``) index. A wrapped index hides the contiguity of what it reads from the compiler (on the CPU
+    the compiled B3/S23 step is a scalar loop of one-byte loads), so such loads may stay one byte
+    each; a device run shows whether that keeps the fused kernel from its bandwidth ceiling."""
+    if not path.exists():
+        return "(no inductor_output_code.txt)\n"
+    marker = "[__output_code] "
+    code = [line.split(marker, 1)[1] if marker in line else line
+            for line in path.read_text(errors="replace").splitlines()]
+    kernels: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in code:
+        start = _KERNEL_START.match(line)
+        if start:
+            current = kernels.setdefault(start.group(1), [])
+        elif current is not None and line.startswith("'''"):
+            current = None
+        elif current is not None:
+            current.append(line)
+    if not kernels:
+        return "(no generated kernel in inductor_output_code.txt)\n"
+    lines = []
+    for name, body in kernels.items():
+        # Inductor writes one load a line: the load's index is the rest of its line.
+        loads = [line[m.start():] for line in body for m in _LOAD.finditer(line)]
+        wrapped = sum("%" in load for load in loads)
+        lines.append(f"- `{name}`: {len(loads)} loads, {wrapped} at wrapped indices")
+    return f"Inductor generated {len(kernels)} kernel(s) (inductor_output_code.txt):\n\n" + "\n".join(lines) + "\n"
 
 
 def torch_targets(*paths: Path) -> str:
@@ -146,6 +184,7 @@ def main() -> None:
     print(markdown_tables(results / "torch_eager.txt"))
     print(markdown_tables(results / "torch_compiled.txt"))
     print(torch_targets(results / "torch_eager.txt", results / "torch_compiled.txt"))
+    print(inductor_kernels(results / "inductor_output_code.txt"))
     print("bitpack-gpu (B3/S23, torus; floor = one read and one write of every cell's bit per generation at "
           f"{MEASURED_BANDWIDTH / 1e12:.1f} TB/s measured copy bandwidth):\n")
     print(bitpack_rows(results / "bitpack_gpu.json"))

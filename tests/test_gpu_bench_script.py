@@ -118,3 +118,40 @@ def test_gpu_check_steps_fit_one_device_call():
     names = [name for name, _ in steps]
     assert len(steps) >= 9 and len(set(names)) == len(names), names
     assert sum(int(limit) for _, limit in steps) <= 580, steps
+
+
+_LOG_PREFIX = "V1202 08:19:11.059000 4928 torch/_inductor/graph.py:2722] [0/0] [__output_code] "
+INDUCTOR_TRITON_CODE = [  # a Triton kernel as Inductor logs it on CUDA, then the start of its caller
+    "triton_poi_fused_add_roll_0 = async_compile.triton('triton_poi_fused_add_roll_0', \'\'\'",
+    "@triton.jit",
+    "def triton_poi_fused_add_roll_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):",
+    "    tmp0 = tl.load(in_ptr0 + (x2), None)",
+    "    tmp1 = tl.load(in_ptr0 + (8192*x1 + ((8191 + x0) % 8192)), None, eviction_policy='evict_last')",
+    "    tl.store(out_ptr0 + (x2), tmp0 + tmp1, None)",
+    "\'\'\', device_str='cuda')",
+    "def call(args):",
+    "    tmp = tl.load(never_a_kernel)",
+]
+
+
+def test_summary_counts_the_loads_of_the_kernels_inductor_generated(bench_modules, tmp_path):
+    """The Inductor code the compiled run logs (TORCH_LOGS_OUT, as gpu_check.sh sets it): a Triton
+    kernel as Inductor logs it on CUDA, then the CPU's own compiled B3/S23 step for real (one C++
+    kernel: the rule table and the 3x3 box, the eight neighbours at wrapped indices)."""
+    import os
+    import subprocess
+
+    _, gpu_summary = bench_modules
+    assert gpu_summary.inductor_kernels(tmp_path / "none.txt") == "(no inductor_output_code.txt)\n"
+    (tmp_path / "triton.txt").write_text("".join(_LOG_PREFIX + line + "\n" for line in INDUCTOR_TRITON_CODE))
+    report = gpu_summary.inductor_kernels(tmp_path / "triton.txt")
+    assert "1 kernel(s)" in report and "`triton_poi_fused_add_roll_0`: 2 loads, 1 at wrapped indices" in report
+    log = tmp_path / "inductor_output_code.txt"
+    env = dict(os.environ, TORCH_LOGS="output_code", TORCH_LOGS_OUT=str(log), PYTHONPATH="src")
+    command = [sys.executable, str(BENCHMARKS / "bench_torch.py"), "--device", "cpu", "--rule", "B3/S23",
+               "--gens", "1", "--repeats", "1", "--case", "32", "--variants", "torch:compile", "--markdown"]
+    subprocess.run(command, capture_output=True, text=True, timeout=600, check=True, env=env,
+                   cwd=BENCHMARKS.parent)
+    report = gpu_summary.inductor_kernels(log)
+    assert "Inductor generated 1 kernel(s)" in report, report
+    assert ": 10 loads, 8 at wrapped indices" in report, report
