@@ -49,8 +49,10 @@ def markdown_tables(path: Path) -> str:
     return "\n".join(lines) + "\n" if lines else f"(no table; last line: {last_line(path)})\n"
 
 
+_LOGGED = re.compile(r"\[(\d+/\d+)\] \[__output_code\] ")
 _KERNEL_START = re.compile(r"^(\w+) = async_compile\.(triton|cpp_pybinding|cpp)\(")
-_LOAD = re.compile(r"tl\.load\(|\bin_ptr\d+\[")  # a Triton load, or a C++ kernel's read of an input
+# A Triton load; a C++ kernel's scalar read of an input, or its vector load (``loadu``).
+_LOAD = re.compile(r"tl\.load\(|\bin_ptr\d+\[|loadu\(in_ptr\d+")
 
 
 def inductor_kernels(path: Path) -> str:
@@ -61,15 +63,15 @@ def inductor_kernels(path: Path) -> str:
     each; a device run shows whether that keeps the fused kernel from its bandwidth ceiling."""
     if not path.exists():
         return "(no inductor_output_code.txt)\n"
-    marker = "[__output_code] "
-    code = [line.split(marker, 1)[1] if marker in line else line
-            for line in path.read_text(errors="replace").splitlines()]
     kernels: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for line in code:
+    for line in path.read_text(errors="replace").splitlines():
+        # "[frame/recompile] [__output_code] code": each compiled graph numbers its kernels from 0.
+        logged = _LOGGED.search(line)
+        graph, line = (logged.group(1), line[logged.end():]) if logged else ("", line)
         start = _KERNEL_START.match(line)
         if start:
-            current = kernels.setdefault(start.group(1), [])
+            current = kernels.setdefault(f"graph {graph}: {start.group(1)}" if graph else start.group(1), [])
         elif current is not None and line.startswith("'''"):
             current = None
         elif current is not None:
@@ -81,7 +83,7 @@ def inductor_kernels(path: Path) -> str:
         # Inductor writes one load a line: the load's index is the rest of its line.
         loads = [line[m.start():] for line in body for m in _LOAD.finditer(line)]
         wrapped = sum("%" in load for load in loads)
-        lines.append(f"- `{name}`: {len(loads)} loads, {wrapped} at wrapped indices")
+        lines.append(f"- {name}: {len(loads)} loads, {wrapped} at wrapped indices")
     return f"Inductor generated {len(kernels)} kernel(s) (inductor_output_code.txt):\n\n" + "\n".join(lines) + "\n"
 
 

@@ -136,8 +136,8 @@ INDUCTOR_TRITON_CODE = [  # a Triton kernel as Inductor logs it on CUDA, then th
 
 def test_summary_counts_the_loads_of_the_kernels_inductor_generated(bench_modules, tmp_path):
     """The Inductor code the compiled run logs (TORCH_LOGS_OUT, as gpu_check.sh sets it): a Triton
-    kernel as Inductor logs it on CUDA, then the CPU's own compiled B3/S23 step for real (one C++
-    kernel: the rule table and the 3x3 box, the eight neighbours at wrapped indices)."""
+    kernel as Inductor logs it on CUDA, then the CPU's own compiled B3/S23 steps for real, a cell a
+    byte (path count) and four cells a word (one C++ kernel each)."""
     import os
     import subprocess
 
@@ -145,13 +145,17 @@ def test_summary_counts_the_loads_of_the_kernels_inductor_generated(bench_module
     assert gpu_summary.inductor_kernels(tmp_path / "none.txt") == "(no inductor_output_code.txt)\n"
     (tmp_path / "triton.txt").write_text("".join(_LOG_PREFIX + line + "\n" for line in INDUCTOR_TRITON_CODE))
     report = gpu_summary.inductor_kernels(tmp_path / "triton.txt")
-    assert "1 kernel(s)" in report and "`triton_poi_fused_add_roll_0`: 2 loads, 1 at wrapped indices" in report
+    assert "1 kernel(s)" in report and "graph 0/0: triton_poi_fused_add_roll_0: 2 loads, 1 at wrapped" in report
     log = tmp_path / "inductor_output_code.txt"
     env = dict(os.environ, TORCH_LOGS="output_code", TORCH_LOGS_OUT=str(log), PYTHONPATH="src")
     command = [sys.executable, str(BENCHMARKS / "bench_torch.py"), "--device", "cpu", "--rule", "B3/S23",
-               "--gens", "1", "--repeats", "1", "--case", "32", "--variants", "torch:compile", "--markdown"]
+               "--gens", "1", "--repeats", "1", "--case", "32", "--variants", "torch:count+compile,torch:compile",
+               "--markdown"]
     subprocess.run(command, capture_output=True, text=True, timeout=600, check=True, env=env,
                    cwd=BENCHMARKS.parent)
     report = gpu_summary.inductor_kernels(log)
-    assert "Inductor generated 1 kernel(s)" in report, report
-    assert ": 10 loads, 8 at wrapped indices" in report, report
+    # One kernel a graph (each numbers its kernels from 0): a cell a byte reads the rule table and
+    # the nine cells, eight at wrapped indices; four cells a word reads the nine words around.
+    assert "Inductor generated 2 kernel(s)" in report, report
+    assert "graph 0/0: cpp_fused_" in report and "_0: 10 loads, 8 at wrapped indices" in report, report
+    assert "graph 1/0: cpp_fused_" in report and "_view_0: 9 loads" in report, report

@@ -166,13 +166,16 @@ def test_with_options():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", ["B36/S23", "B2-a/S12", "345/2/4"])
-def test_compile_parity_small_case(text):
-    """Compiled steps (count path, 9-bit index path, Generations), on a torus through rolls."""
+@pytest.mark.parametrize("text, width, kind", [("B36/S23", 19, "torus"), ("B2-a/S12", 19, "torus"),
+                                               ("345/2/4", 19, "torus"), ("B36/S23", 20, "torus"),
+                                               ("B0123478/S01234678", 20, "plane")])
+def test_compile_parity_small_case(text, width, kind):
+    """Compiled steps (count path, 9-bit index path, Generations) on a torus through rolls; 20
+    wide, the count path runs four cells a word (torch_packed), on a torus and a plane."""
     engine = TorchEngine(compile=True)
     rule = parse_rule(text)
-    topology = Topology.torus(19, 12)
-    cells = soup(np.random.default_rng(10), (2, 12, 19), rule.n_states)
+    topology = Topology(kind, width, 12)
+    cells = soup(np.random.default_rng(10), (2, 12, width), rule.n_states)
     np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topology, 5).cpu().numpy(),
                                   REFERENCE.advance(cells, rule, topology, 5))
 
@@ -192,6 +195,33 @@ def test_compiled_steps_outlive_dynamos_recompile_limit():
             topology = Topology.torus(width, height)
             np.testing.assert_array_equal(engine.advance(on_device(cells), rule, topology, 3).cpu().numpy(),
                                           REFERENCE.advance(cells, rule, topology, 3))
+
+
+@pytest.mark.skipif(DEVICE != "cpu", reason="torch's CPU thread count")
+def test_a_compiled_cpu_step_keeps_its_thread_count():
+    """Inductor's CPU kernels are built for one thread count, and the engine caps threads to the
+    free cores, which changes with the load: a compiled step keeps the count of its first call
+    instead of recompiling (with the limit at 0 recompiles, a recompilation would raise)."""
+    import torch._dynamo
+
+    engine = TorchEngine(compile=True)
+    rule = parse_rule("B3/S23")
+    topology = Topology.torus(12, 8)
+    cells = soup(np.random.default_rng(16), (2, 8, 12), 2)
+    step = engine.step_function(rule, topology, torch.device("cpu"), 2)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        first = step(on_device(cells))
+        with torch._dynamo.config.patch(recompile_limit=0):
+            torch.set_num_threads(1)
+            again = step(on_device(cells))
+            assert torch.get_num_threads() == 1  # the caller's count is given back
+    finally:
+        torch.set_num_threads(before)
+    want = REFERENCE.advance(cells, rule, topology, 1)
+    np.testing.assert_array_equal(first.numpy(), want)
+    np.testing.assert_array_equal(again.numpy(), want)
 
 
 def test_a_failed_compilation_is_an_engine_error():
@@ -225,6 +255,74 @@ def test_fused_steps_match_the_reference(path, text, height, width):
             got = step(got)
         np.testing.assert_array_equal(got.cpu().numpy(), REFERENCE.advance(cells, rule, topology, 3),
                                       err_msg=f"{text} {path} {kind} {height}x{width}")
+
+
+def test_packed_count_hits_every_count_set():
+    """"box == c" on four bytes a word, for every set of counts 0..9 (the complement above five)
+    and every count in every byte position."""
+    from tensorca.engines import torch_packed as P
+
+    values = np.array([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 9], [9, 8, 1, 0]], np.uint8)
+    box = torch.from_numpy(values.reshape(1, 1, -1).copy()).to(DEVICE).view(torch.int32)
+    for subset in range(1 << 10):
+        counts = tuple(c for c in range(10) if subset >> c & 1)
+        got = P.count_hits(box, counts).view(torch.uint8).cpu().numpy().reshape(values.shape)
+        np.testing.assert_array_equal(got, np.isin(values, counts).astype(np.uint8), err_msg=str(counts))
+
+
+@pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B/S", "B2/S", "B1357/S1357", "B0123478/S01234678",
+                                  "B012345678/S012345678", "B36/S125"])
+@pytest.mark.parametrize("height, width", [(1, 4), (2, 8), (3, 4), (13, 20)])
+def test_packed_steps_match_the_reference(text, height, width, monkeypatch):
+    """A compiled engine's step for two-state Moore count rules on grids a multiple of 4 wide reads
+    four cells an int32 word (run eagerly here): one word a row, one and two rows, birth and
+    survival sets of every size (more than five are tested as the complement), torus and plane."""
+    from tensorca.engines import torch_packed as P
+    from tensorca.engines.torch_engine import make_step
+
+    calls = []
+    packed_step = P.moore_count_step
+    monkeypatch.setattr(P, "moore_count_step", lambda *args: calls.append(1) or packed_step(*args))
+    rule = parse_rule(text)
+    cells = soup(np.random.default_rng(height * 100 + width), (2, height, width), 2, density=0.5)
+    for kind in ("torus", "plane"):
+        topology = Topology(kind, width, height)
+        step = make_step(rule, topology, torch.device(DEVICE), fused=True)
+        got = on_device(cells)
+        for _ in range(3):
+            got = step(got)
+        np.testing.assert_array_equal(got.cpu().numpy(), REFERENCE.advance(cells, rule, topology, 3),
+                                      err_msg=f"{text} {kind} {height}x{width}")
+    assert len(calls) == 6
+
+
+def test_packed_steps_fall_back_to_bytes_where_words_do_not_fit(monkeypatch):
+    """Cells that do not start a word, are not contiguous, are 3-state, or lie on a Klein bottle,
+    and steps built with path="count", take the byte step, and still compute the reference."""
+    from tensorca.engines import torch_packed as P
+    from tensorca.engines.torch_engine import make_step
+
+    monkeypatch.setattr(P, "moore_count_step", lambda *args: pytest.fail("packed step taken"))
+    rng = np.random.default_rng(15)
+    rule = parse_rule("B3/S23")
+    cells = soup(rng, (2, 6, 8), 2, density=0.5)
+    torus = Topology.torus(8, 6)
+    step = make_step(rule, torus, torch.device(DEVICE), fused=True)
+    want = REFERENCE.advance(cells, rule, torus, 1)
+    unaligned = torch.zeros(1 + cells.size, dtype=torch.uint8, device=DEVICE)[1:].view(cells.shape)
+    unaligned.copy_(on_device(cells))
+    strided = on_device(cells.transpose(0, 2, 1).copy()).transpose(1, 2)
+    for odd in (unaligned, strided):
+        np.testing.assert_array_equal(step(odd).cpu().numpy(), want)
+    by_bytes = make_step(rule, torus, torch.device(DEVICE), "count", fused=True)  # path="count": a cell a byte
+    np.testing.assert_array_equal(by_bytes(on_device(cells)).cpu().numpy(), want)
+    klein = Topology("klein", 8, 6, twist="h")
+    step = make_step(rule, klein, torch.device(DEVICE), fused=True)
+    np.testing.assert_array_equal(step(on_device(cells)).cpu().numpy(), REFERENCE.advance(cells, rule, klein, 1))
+    generations = parse_rule("345/2/4")
+    three = soup(rng, (2, 6, 8), 4)
+    step = make_step(generations, torus, torch.device(DEVICE), fused=True)
+    np.testing.assert_array_equal(step(on_device(three)).cpu().numpy(), REFERENCE.advance(three, generations, torus, 1))
 
 
 @pytest.mark.cuda

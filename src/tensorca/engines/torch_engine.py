@@ -22,8 +22,11 @@ generation, :meth:`TorchEngine.advance_observed`) accumulate on the device and a
 
 Options (:meth:`TorchEngine.with_options`, or ``TorchEngine(...)`` passed as ``backend=``):
 ``compile=True`` runs each step through ``torch.compile`` (built with ``fused=True``: a torus is
-read through rolls, so the 3x3 step compiles to one kernel); ``cuda_graphs=True`` captures a chunk
-of generations as a CUDA graph and replays it (CUDA only; grids up to ``graph_max_cells``);
+read through rolls, so the 3x3 step compiles to one kernel, and two-state Moore count rules on
+grids whose width is a multiple of 4 run four cells an ``int32`` word, :mod:`.torch_packed`, unless
+``path="count"`` asks for a cell a byte);
+``cuda_graphs=True`` captures a chunk of generations as a CUDA graph and replays it (CUDA only;
+grids up to ``graph_max_cells``);
 ``path`` forces a perceive path. Every option computes bit-identical results.
 """
 
@@ -44,6 +47,7 @@ from ..rules.base import Rule
 from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
 from ..topology import Topology
 from . import torch_kernels as K
+from . import torch_packed as P
 from .base import Engine
 from .steps import extra_kinds, step_for
 
@@ -93,7 +97,10 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     Dispatches on the rule's step spec. The rule's tables are moved to ``device`` once, here; the
     returned function only launches tensor operations. ``fused``: the step is for
     ``torch.compile``, so 3x3 neighbourhoods on a torus are read through rolls, which Inductor
-    fuses into one kernel (:func:`~tensorca.engines.torch_kernels.moore_box_count`).
+    fuses into one kernel (:func:`~tensorca.engines.torch_kernels.moore_box_count`), and two-state
+    Moore count rules on a torus or plane whose width is a multiple of 4 work on four cells an
+    ``int32`` word (:func:`~tensorca.engines.torch_packed.moore_count_step`) unless ``path`` is
+    ``"count"``.
     """
     spec = rule.compile()
     perceive, update, n_states = spec.perceive, spec.update, spec.n_states
@@ -121,8 +128,13 @@ def _table_step(update: TableUpdate, n_states: int, topology: Topology, device: 
         assert count_np is not None
         bits = int(sum(int(v) << i for i, v in enumerate(count_np)))
         shifts = torch.tensor(bits, dtype=torch.int32, device=device)
+        births = tuple(c for c in range(10) if count_np[c])
+        survivals = tuple(c for c in range(10) if count_np[10 + c])
+        packed = fused and path == "auto" and n_states == 2  # path="count" keeps a cell a byte
 
         def step_count(cells: torch.Tensor) -> torch.Tensor:
+            if packed and P.packs(cells, kind):  # shape and strides only: a guard
+                return P.moore_count_step(cells, births, survivals, kind)
             alive = (cells == 1).to(torch.uint8) if n_states > 2 else cells
             box = K.moore_box_count(alive, kind, fused)
             slot = (box + alive * 10).to(torch.int32)
@@ -221,10 +233,26 @@ def _compiled(step: Step, what: str) -> Step:
     code = step.__code__.replace(co_name=f"{step.__code__.co_name}_{next(_COMPILED_STEPS)}")
     own = types.FunctionType(code, step.__globals__, code.co_name, step.__defaults__, step.__closure__)
     compiled = torch.compile(own, dynamic=False, fullgraph=True)
+    cpu_threads: list[int] = []  # torch's thread count at the first call on the CPU
 
     def run(cells: torch.Tensor) -> torch.Tensor:
         try:
-            return compiled(cells)
+            if cells.device.type != "cpu":
+                return compiled(cells)
+            # Inductor builds a CPU kernel for one thread count and Dynamo recompiles when the count
+            # changes, as the engine's cap to the free cores does with the machine's load: each
+            # change would cost a compilation, and the ninth would hit Dynamo's recompile limit.
+            # So a compiled CPU step keeps the count it was first compiled with.
+            if not cpu_threads:
+                cpu_threads.append(torch.get_num_threads())
+            now = torch.get_num_threads()
+            if now == cpu_threads[0]:
+                return compiled(cells)
+            torch.set_num_threads(cpu_threads[0])
+            try:
+                return compiled(cells)
+            finally:
+                torch.set_num_threads(now)
         except failures as exc:
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise EngineError(f"torch.compile could not compile the step for {what}: {type(exc).__name__}: "
