@@ -168,10 +168,11 @@ def test_with_options():
 @pytest.mark.slow
 @pytest.mark.parametrize("text, width, kind", [("B36/S23", 19, "torus"), ("B2-a/S12", 19, "torus"),
                                                ("345/2/4", 19, "torus"), ("B36/S23", 20, "torus"),
-                                               ("B0123478/S01234678", 20, "plane")])
+                                               ("B0123478/S01234678", 20, "plane"), ("B3/S23", 4, "torus")])
 def test_compile_parity_small_case(text, width, kind):
     """Compiled steps (count path, 9-bit index path, Generations) on a torus through rolls; 20
-    wide, the count path runs four cells a word (torch_packed), on a torus and a plane."""
+    wide, the count path runs four cells a word (torch_packed), on a torus and a plane; 4 wide
+    (one word a row) it runs bytes, which torch 2.11 could not compile as words."""
     engine = TorchEngine(compile=True)
     rule = parse_rule(text)
     topology = Topology(kind, width, 12)
@@ -272,10 +273,10 @@ def test_packed_count_hits_every_count_set():
 
 @pytest.mark.parametrize("text", ["B3/S23", "B0/S8", "B/S", "B2/S", "B1357/S1357", "B0123478/S01234678",
                                   "B012345678/S012345678", "B36/S125"])
-@pytest.mark.parametrize("height, width", [(1, 4), (2, 8), (3, 4), (13, 20)])
+@pytest.mark.parametrize("height, width", [(1, 8), (2, 8), (3, 12), (13, 20)])
 def test_packed_steps_match_the_reference(text, height, width, monkeypatch):
     """A compiled engine's step for two-state Moore count rules on grids a multiple of 4 wide reads
-    four cells an int32 word (run eagerly here): one word a row, one and two rows, birth and
+    four cells an int32 word (run eagerly here): two and three words a row, one and two rows, birth and
     survival sets of every size (more than five are tested as the complement), torus and plane."""
     from tensorca.engines import torch_packed as P
     from tensorca.engines.torch_engine import make_step
@@ -297,8 +298,9 @@ def test_packed_steps_match_the_reference(text, height, width, monkeypatch):
 
 
 def test_packed_steps_fall_back_to_bytes_where_words_do_not_fit(monkeypatch):
-    """Cells that do not start a word, are not contiguous, are 3-state, or lie on a Klein bottle,
-    and steps built with path="count", take the byte step, and still compute the reference."""
+    """Cells that do not start a word, are not contiguous, are one word wide, are 3-state, or lie on
+    a Klein bottle, and steps built with path="count", take the byte step, and still compute the
+    reference."""
     from tensorca.engines import torch_packed as P
     from tensorca.engines.torch_engine import make_step
 
@@ -316,6 +318,9 @@ def test_packed_steps_fall_back_to_bytes_where_words_do_not_fit(monkeypatch):
         np.testing.assert_array_equal(step(odd).cpu().numpy(), want)
     by_bytes = make_step(rule, torus, torch.device(DEVICE), "count", fused=True)  # path="count": a cell a byte
     np.testing.assert_array_equal(by_bytes(on_device(cells)).cpu().numpy(), want)
+    one_word = soup(rng, (2, 6, 4), 2, density=0.5)  # one word a row: the byte step (see packs)
+    np.testing.assert_array_equal(make_step(rule, Topology.torus(4, 6), torch.device(DEVICE), fused=True)(
+        on_device(one_word)).cpu().numpy(), REFERENCE.advance(one_word, rule, Topology.torus(4, 6), 1))
     klein = Topology("klein", 8, 6, twist="h")
     step = make_step(rule, klein, torch.device(DEVICE), fused=True)
     np.testing.assert_array_equal(step(on_device(cells)).cpu().numpy(), REFERENCE.advance(cells, rule, klein, 1))

@@ -23,8 +23,8 @@ generation, :meth:`TorchEngine.advance_observed`) accumulate on the device and a
 Options (:meth:`TorchEngine.with_options`, or ``TorchEngine(...)`` passed as ``backend=``):
 ``compile=True`` runs each step through ``torch.compile`` (built with ``fused=True``: a torus is
 read through rolls, so the 3x3 step compiles to one kernel, and two-state Moore count rules on
-grids whose width is a multiple of 4 run four cells an ``int32`` word, :mod:`.torch_packed`, unless
-``path="count"`` asks for a cell a byte);
+grids a multiple of 4 and at least 8 wide run four cells an ``int32`` word, :mod:`.torch_packed`,
+unless ``path="count"`` asks for a cell a byte);
 ``cuda_graphs=True`` captures a chunk of generations as a CUDA graph and replays it (CUDA only;
 grids up to ``graph_max_cells``);
 ``path`` forces a perceive path. Every option computes bit-identical results.
@@ -98,7 +98,7 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     returned function only launches tensor operations. ``fused``: the step is for
     ``torch.compile``, so 3x3 neighbourhoods on a torus are read through rolls, which Inductor
     fuses into one kernel (:func:`~tensorca.engines.torch_kernels.moore_box_count`), and two-state
-    Moore count rules on a torus or plane whose width is a multiple of 4 work on four cells an
+    Moore count rules on a torus or plane a multiple of 4 and at least 8 wide work on four cells an
     ``int32`` word (:func:`~tensorca.engines.torch_packed.moore_count_step`) unless ``path`` is
     ``"count"``.
     """

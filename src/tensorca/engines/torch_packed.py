@@ -1,6 +1,6 @@
 """Four cells a word: the compiled torch step of two-state Moore count rules on ``int32`` words.
 
-A ``(B, H, W)`` uint8 grid of 0/1 cells with ``W % 4 == 0`` is viewed (no copy) as ``(B, H, W // 4)``
+A ``(B, H, W)`` uint8 grid of 0/1 cells with ``W % 4 == 0`` (and ``W >= 8``) is viewed (no copy) as ``(B, H, W // 4)``
 ``int32`` words, byte ``k`` of word ``j`` being cell ``4 j + k`` (little-endian). Each byte lane
 then holds a small count (at most 9), so sums and comparisons of all four cells are one word
 operation each and never carry into the next byte:
@@ -33,14 +33,17 @@ _CARRY_INTO_BIT4 = 0x0F0F0F0F
 
 
 def packs(cells: torch.Tensor, kind: object) -> bool:
-    """True when ``cells`` ``(B, H, W)`` uint8 can be read as words here: ``W % 4 == 0``, contiguous
-    and word-aligned, a little-endian host, and a torus or plane ``kind``. Decided from the shape
-    and strides only, so a compiled step guards on it instead of reading the device. Dynamo cannot
-    trace ``storage_offset()``: while compiling, the cells are taken to start a word, as every
-    tensor the engine passes does (it allocates them)."""
+    """True when ``cells`` ``(B, H, W)`` uint8 can be read as words here: ``W % 4 == 0`` and at least
+    two words a row, contiguous and word-aligned, a little-endian host, and a torus or plane
+    ``kind``. Decided from the shape and strides only, so a compiled step guards on it instead of
+    reading the device. Dynamo cannot trace ``storage_offset()``: while compiling, the cells are
+    taken to start a word, as every tensor the engine passes does (it allocates them). One word a
+    row is left to the byte step: torch 2.11's Inductor gives that result a last stride other than
+    1 and then cannot view it as bytes (seen for every such batch but 1 x 1 x 4)."""
     aligned = torch.compiler.is_compiling() or cells.storage_offset() % 4 == 0
+    width = cells.shape[-1]
     return (kind in ("torus", "plane") and sys.byteorder == "little" and cells.dtype == torch.uint8
-            and cells.dim() == 3 and cells.shape[-1] % 4 == 0 and cells.is_contiguous() and aligned)
+            and cells.dim() == 3 and width % 4 == 0 and width >= 8 and cells.is_contiguous() and aligned)
 
 
 def _west_east(words: torch.Tensor, kind: object) -> tuple[torch.Tensor, torch.Tensor]:
