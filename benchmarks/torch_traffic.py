@@ -26,10 +26,14 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_summary import MEASURED_BANDWIDTH as H200_COPY_BANDWIDTH  # one figure for both scripts
 
 from tensorca.engines import get_engine
 from tensorca.engines.base import Engine
@@ -43,8 +47,6 @@ MIN_NUMEL = 1024
 ONE_PASS_BYTES = 2.0
 #: Operations that only allocate: no kernel, no traffic.
 _ALLOCATIONS = frozenset({"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"})
-#: Device-to-device copy bandwidth measured on this workplace's H200s (bytes read + written).
-H200_COPY_BANDWIDTH = 4.3e12
 
 
 @dataclass

@@ -64,11 +64,11 @@ def free_cores() -> int:
 
 
 @contextmanager
-def _threads_at_most(get: Callable[[], int], set_: Callable[[int], None], limit: int) -> Iterator[int]:
-    """Run the block with a thread setting (``get``/``set_``) at most ``limit``, restored after;
-    yields the thread count used."""
+def _threads_set(get: Callable[[], int], set_: Callable[[int], None], wanted: int) -> Iterator[int]:
+    """Run the block with a thread setting (``get``/``set_``) of ``wanted`` (at least 1), restored
+    after; yields the thread count used."""
     before = get()
-    wanted = max(1, min(before, limit))
+    wanted = max(1, wanted)
     if wanted != before:
         set_(wanted)
     try:
@@ -78,9 +78,19 @@ def _threads_at_most(get: Callable[[], int], set_: Callable[[int], None], limit:
             set_(before)
 
 
+def _threads_at_most(get: Callable[[], int], set_: Callable[[int], None], limit: int) -> Any:
+    """:func:`_threads_set` to the present setting, or ``limit`` where that is lower."""
+    return _threads_set(get, set_, min(get(), limit))
+
+
 def torch_threads_capped(torch: Any) -> Any:
     """A context running the block with torch's intra-op threads capped to :func:`free_cores`."""
     return _threads_at_most(torch.get_num_threads, torch.set_num_threads, free_cores())
+
+
+def torch_threads(torch: Any, threads: int) -> Any:
+    """A context running the block with exactly ``threads`` torch intra-op threads."""
+    return _threads_set(torch.get_num_threads, torch.set_num_threads, threads)
 
 
 def numba_threads(numba: Any, limit: int) -> Any:
@@ -93,4 +103,5 @@ def numba_threads_capped(numba: Any) -> Any:
     return numba_threads(numba, free_cores())
 
 
-__all__ = ["free_cores", "numba_threads", "numba_threads_capped", "torch_threads_capped", "usable_cores"]
+__all__ = ["free_cores", "numba_threads", "numba_threads_capped", "torch_threads", "torch_threads_capped",
+           "usable_cores"]

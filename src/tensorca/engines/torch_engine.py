@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..cpu_load import torch_threads_capped
+from ..cpu_load import torch_threads, torch_threads_capped
 from ..errors import EngineError, UsageError
 from ..rules.base import Rule
 from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
@@ -233,26 +233,20 @@ def _compiled(step: Step, what: str) -> Step:
     code = step.__code__.replace(co_name=f"{step.__code__.co_name}_{next(_COMPILED_STEPS)}")
     own = types.FunctionType(code, step.__globals__, code.co_name, step.__defaults__, step.__closure__)
     compiled = torch.compile(own, dynamic=False, fullgraph=True)
-    cpu_threads: list[int] = []  # torch's thread count at the first call on the CPU
+    # Inductor builds a CPU kernel for one thread count and Dynamo recompiles when the count
+    # changes, as the engine's cap to the free cores does with the machine's load: each change
+    # would cost a compilation, and the ninth would hit Dynamo's recompile limit. So a compiled
+    # CPU step keeps the count of its first call.
+    cpu_threads: list[int] = []
 
     def run(cells: torch.Tensor) -> torch.Tensor:
         try:
             if cells.device.type != "cpu":
                 return compiled(cells)
-            # Inductor builds a CPU kernel for one thread count and Dynamo recompiles when the count
-            # changes, as the engine's cap to the free cores does with the machine's load: each
-            # change would cost a compilation, and the ninth would hit Dynamo's recompile limit.
-            # So a compiled CPU step keeps the count it was first compiled with.
             if not cpu_threads:
                 cpu_threads.append(torch.get_num_threads())
-            now = torch.get_num_threads()
-            if now == cpu_threads[0]:
+            with torch_threads(torch, cpu_threads[0]):
                 return compiled(cells)
-            torch.set_num_threads(cpu_threads[0])
-            try:
-                return compiled(cells)
-            finally:
-                torch.set_num_threads(now)
         except failures as exc:
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise EngineError(f"torch.compile could not compile the step for {what}: {type(exc).__name__}: "
