@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 try:
-    from numba import njit as _numba_njit
+    from ._numba import njit as _numba_njit
 except ImportError:  # pragma: no cover - exercised by the no-numba subprocess test
     _numba_njit = None
 

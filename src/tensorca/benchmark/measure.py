@@ -97,6 +97,9 @@ def machine() -> dict:
     if numba is not None:
         info["numba"] = numba.__version__
         info["numba_threads"] = numba.get_num_threads()
+    setup = sys.modules.get("tensorca._numba")
+    if setup is not None:  # the vector width tensorca's kernels were compiled for
+        info["numba_vectors"] = setup.VECTORS
     try:
         info["load_average"] = os.getloadavg()[0]
     except OSError:

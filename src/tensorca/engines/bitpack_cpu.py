@@ -49,9 +49,9 @@ from __future__ import annotations
 from functools import lru_cache
 from types import ModuleType
 
-import numba  # noqa: E402  (the engine is registered lazily; this import is what it needs)
 import numpy as np
 
+from .._numba import numba  # the engine is registered lazily; this import is what it needs
 from ..cpu_load import numba_threads_capped
 from ..errors import EngineError
 from ..rules.base import Rule

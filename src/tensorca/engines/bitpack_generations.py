@@ -380,7 +380,7 @@ _NO_LUT = np.zeros((1, 3), dtype=np.int64)
 
 def kernels_for(spec: StepSpec) -> tuple[ModuleType, np.ndarray]:
     """The kernel module that runs ``spec`` and the ``lut`` argument to pass it."""
-    import numba
+    from .._numba import numba
 
     version = _TEMPLATE_VERSION + numba.__version__
     table, n = bytes(spec.update.table), spec.n_states

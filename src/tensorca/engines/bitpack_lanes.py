@@ -39,10 +39,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-import numba
 import numpy as np
-from numba import njit, prange
 
+from .._numba import njit, numba, prange
 from ..cpu_load import numba_threads_capped
 from .bitpack_bdd import count_sets, is_count_circuit, table_circuit
 from .bitpack_circuit import (

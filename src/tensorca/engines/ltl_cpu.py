@@ -224,8 +224,7 @@ def advance_states(cells: np.ndarray, spec: StepSpec, topology: Topology, genera
     """``generations`` (>= 1) steps of ``spec`` (mask count, intervals) on ``(B, H, W)`` ``uint8``
     states; a new array. ``threads``: split the work as if for that many threads (default: Numba's
     thread count, fewer for small work), run on at most Numba's thread count."""
-    import numba
-
+    from .._numba import numba
     from . import ltl_sums
 
     perceive = spec.perceive

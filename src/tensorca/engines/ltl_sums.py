@@ -36,7 +36,8 @@ generation is all 0), as Golly's ``ltlalgo`` has nothing left to step.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._numba import njit
 
 
 @njit(cache=True, nogil=True)

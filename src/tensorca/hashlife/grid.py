@@ -7,8 +7,8 @@ level 62). Rows are ``y`` (down), columns ``x`` (right), as in ``cells[y, x]``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .tree import EMPTY, LEAF_LEVEL, LEVEL, find_node
 
 

@@ -15,8 +15,8 @@ after 1, 2 or 4 generations, computed from table lookups only.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .tree import find_node
 
 #: Bit of each output cell of the table: (1, 1) -> 5, (1, 2) -> 4, (2, 1) -> 1, (2, 2) -> 0.

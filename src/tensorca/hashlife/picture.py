@@ -8,8 +8,8 @@ tree's depth, never the cells (a 2**40-wide breeder draws as fast as a glider).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .tree import EMPTY, LEAF_LEVEL, LEVEL
 
 

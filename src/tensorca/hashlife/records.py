@@ -15,8 +15,8 @@ prints them; both stay O(records), so a 30720^2 metapixel pattern never becomes 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .tree import EMPTY, LEAF_LEVEL, LEVEL, MAX_LEVEL, USED, find_node
 
 #: Error codes of :func:`build_records` (negative, with the record index in ``out[1]``).

@@ -16,8 +16,7 @@ driver (growth, or splitting the step) when it may not collect or collecting fre
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._numba import njit
 from .leaves import step16
 from .tree import (
     EMPTY,

@@ -25,7 +25,8 @@ may point either way. A node is empty exactly when it is its level's empty node.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._numba import njit
 
 #: Columns of ``nodes``.
 NW, NE, SW, SE, LEVEL, RES, RESJ, RTAG = range(8)

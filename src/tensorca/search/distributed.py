@@ -140,7 +140,7 @@ def _one_numba_thread(enabled: bool) -> Iterator[None]:
     if not enabled or importlib.util.find_spec("numba") is None:
         yield
         return
-    import numba
+    from .._numba import numba
 
     with numba_threads(numba, 1):
         yield

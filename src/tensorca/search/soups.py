@@ -229,7 +229,7 @@ class _Search:
         the next with another process busy); otherwise as the engine decides."""
         if self.lane_module is None:
             return contextlib.nullcontext()
-        import numba
+        from .._numba import numba
 
         return numba_threads(numba, 1)
 
