@@ -32,7 +32,9 @@ def main() -> int:
     args = parser.parse_args()
     rule = parse_rule("B3/S23")
     engine = get_engine("bitpack-cpu")
-    print(f"load average {os.getloadavg()}")
+    from tensorca._numba import VECTORS
+
+    print(f"load average {os.getloadavg()}; Numba vectors: {VECTORS}")
     rates = {}
     for batch, side in WORKLOADS:
         cells = (np.random.default_rng(0).random((batch, side, side)) < 0.5).astype(np.uint8)
@@ -63,7 +65,9 @@ def main() -> int:
     for (batch, side), rate in rates.items():
         if batch > 1:
             print(f"{batch} x {side}^2 at {rate / big:.2f}x the rate of one 4096^2 grid")
-    print(f"load average {os.getloadavg()}")
+    from tensorca._numba import VECTORS
+
+    print(f"load average {os.getloadavg()}; Numba vectors: {VECTORS}")
     return 0
 
 

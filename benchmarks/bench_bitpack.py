@@ -562,9 +562,12 @@ def big_bench(quick: bool, bgolly: str) -> dict:
     table = rule_table(RULE)
     floor = tiled_floor(table)
     threads = numba.get_num_threads()
+    from tensorca._numba import VECTORS
+
     print(f"# tiled kernel: {floor['ops_per_word']:.1f} ops/word -> {floor['cells_per_cycle']:.1f} cells/cycle "
-          f"-> {floor['floor_per_core'] / 1e9:.0f} G/s per core at {floor['mhz']:.0f} MHz (4 AVX2 logic ops/cycle)",
-          flush=True)
+          f"-> {floor['floor_per_core'] / 1e9:.0f} G/s per core at {floor['mhz']:.0f} MHz (model: four 256-bit "
+          f"logic ops a cycle, as on AMD Zen 2/3; AVX-512's vpternlogq and 512-bit vectors go past it)", flush=True)
+    print(f"# Numba vectors: {VECTORS}", flush=True)
     rows = []
     for side in (4096, 1024):
         cells = (np.random.default_rng(1).random((1, side, side)) < 0.4).astype(np.uint8)
