@@ -737,22 +737,38 @@ def pack_tiles64(grid64: np.ndarray, grid: np.ndarray, lanes: np.ndarray) -> Non
 @njit(cache=True, parallel=True)
 def unpack_tiles64(lanes: np.ndarray, grid64: np.ndarray) -> None:
     """:func:`unpack_tiles` for widths that are multiples of 64 into ``grid64``, the ``(H, W)``
-    uint8 output viewed as ``(H, W / 8)`` uint64: the inverse byte transposes and shifts."""
+    uint8 output viewed as ``(H, W / 8)`` uint64: per lane row, the inverse byte transposes into
+    one scratch row per tile row, then each tile's cells by a shift and a mask, a contiguous run of
+    words at a time (vector loads and stores; writing the eight words of a transpose straight to
+    their eight tiles' rows, a word at a time, took twice as long: 0.73 against 0.37 ms at 4096^2
+    on two threads)."""
     th = lanes.shape[0] - 2
     tw = lanes.shape[1] - 2
     tw8 = tw // 8
     low = np.uint64(0x0101010101010101)
     for y in prange(th):
         row = lanes[y + 1]
+        rows = np.empty((8, tw8), dtype=np.uint64)  # rows[ty, x8]: tile row ty's eight cells a tile
         for x8 in range(tw8):
             x = 1 + 8 * x8
-            c = _transpose8(row[x], row[x + 1], row[x + 2], row[x + 3], row[x + 4], row[x + 5],
-                            row[x + 6], row[x + 7])
-            for ty in range(8):
-                out = grid64[ty * th + y]
-                v = c[ty]
-                for tx in range(8):
-                    out[tx * tw8 + x8] = (v >> np.uint64(tx)) & low
+            c0, c1, c2, c3, c4, c5, c6, c7 = _transpose8(row[x], row[x + 1], row[x + 2], row[x + 3], row[x + 4],
+                                                         row[x + 5], row[x + 6], row[x + 7])
+            rows[0, x8] = c0
+            rows[1, x8] = c1
+            rows[2, x8] = c2
+            rows[3, x8] = c3
+            rows[4, x8] = c4
+            rows[5, x8] = c5
+            rows[6, x8] = c6
+            rows[7, x8] = c7
+        for ty in range(8):
+            out = grid64[ty * th + y]
+            cells = rows[ty]
+            for tx in range(8):
+                tile = out[tx * tw8:(tx + 1) * tw8]
+                shift = np.uint64(tx)
+                for i in range(tw8):
+                    tile[i] = (cells[i] >> shift) & low
 
 
 @njit(cache=True)
