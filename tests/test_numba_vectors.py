@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 
 numba = pytest.importorskip("numba")
-llvm = pytest.importorskip("llvmlite.binding")
+
+from numba.core.codegen import get_host_cpu_features  # noqa: E402
 
 from tensorca._numba import NO_PREFERENCE, VECTOR_BITS_ENV, vector_setting, wide_features  # noqa: E402
 from tensorca.errors import UsageError  # noqa: E402
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-HOST = llvm.get_host_cpu_features().flatten()
+HOST = get_host_cpu_features()
 HAS_AVX512 = "+avx512f" in HOST.split(",")
 HAS_AVX2 = "+avx2" in HOST.split(",")
 
@@ -104,6 +105,13 @@ def test_fresh_process_takes_512_bit_vectors_where_avx512():
 def test_256_leaves_numba_alone():
     assert fresh(REPORT, **{VECTOR_BITS_ENV: "256"}) == {"vectors": f"LLVM's choice ({VECTOR_BITS_ENV}=256)",
                                                          "features": None}
+
+
+@pytest.mark.skipif(not HAS_AVX512, reason="the CPU has no AVX-512F: nothing would change anyway")
+def test_numba_enable_avx_0_keeps_avx_off():
+    """NUMBA_ENABLE_AVX=0 turns every AVX feature off in Numba's reading of the host, so there is
+    no AVX-512 to widen to (taking LLVM's own reading instead would turn it back on)."""
+    assert fresh(REPORT, NUMBA_ENABLE_AVX="0") == {"vectors": "LLVM's choice (no AVX-512)", "features": None}
 
 
 def test_the_users_numba_cpu_settings_win():

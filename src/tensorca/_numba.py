@@ -81,10 +81,12 @@ def configure(setting_text: str | None) -> str:
     config = numba.config
     if config.CPU_NAME is not None or config.CPU_FEATURES is not None:
         return "as NUMBA_CPU_NAME / NUMBA_CPU_FEATURES set"
-    import llvmlite.binding as llvm
+    # Numba's own reading of the host: "" where LLVM cannot tell, AVX off under NUMBA_ENABLE_AVX=0
+    # (and on the CPUs where Numba turns it off itself), so those keep Numba's choice.
+    from numba.core.codegen import get_host_cpu_features
 
     try:
-        features = wide_features(llvm.get_host_cpu_features().flatten(), vector_setting(setting_text))
+        features = wide_features(get_host_cpu_features(), vector_setting(setting_text))
     except UsageError as exc:
         warnings.warn(f"{exc}; keeping LLVM's choice of vector width", RuntimeWarning, stacklevel=2)
         return f"LLVM's choice ({exc})"
