@@ -86,11 +86,11 @@ def configure(setting_text: str | None) -> str:
     from numba.core.codegen import get_host_cpu_features
 
     try:
-        features = wide_features(get_host_cpu_features(), vector_setting(setting_text))
+        setting = vector_setting(setting_text)
+        features = wide_features(get_host_cpu_features(), setting)
     except UsageError as exc:
         warnings.warn(f"{exc}; keeping LLVM's choice of vector width", RuntimeWarning, stacklevel=2)
         return f"LLVM's choice ({exc})"
-    setting = vector_setting(setting_text)
     if features is None:
         return "LLVM's choice" + (f" ({VECTOR_BITS_ENV}=256)" if setting == "256" else " (no AVX-512)")
     if _code_generator_started():
