@@ -13,6 +13,7 @@ from tensorca.benchmark.calibrate import NoisyCalibrationWarning, fit, fit_runs
 from tensorca.benchmark.measure import median_time, time_calls
 from tensorca.benchmark.sweep import BenchReport, BenchRow, EngineSummary, crossovers
 from tensorca.cli import main
+from tensorca.cli.bench import machine_line
 from tensorca.engines import engine_names
 
 
@@ -58,6 +59,21 @@ def test_bench_quick_json_is_well_formed_with_every_engine(quick_json):
         if e["available"]:
             assert (e["engine"], "grid") in measured and (e["engine"], "batch") in measured
     assert (quick_json / "b.png").stat().st_size > 10_000
+    # Where the figures come from, with the vector width the Numba kernels were compiled for.
+    machine = data["machine"]
+    assert machine["cpus"] >= 1 and machine["numpy"]
+    if "numba" in machine:
+        from tensorca._numba import VECTORS
+
+        assert machine["numba_vectors"] == VECTORS
+
+
+def test_machine_line_names_what_was_measured_on():
+    line = machine_line({"cpu": "Xeon", "cpus": 2, "numpy": "2.4", "numba": "0.68", "gpu": "NVIDIA H200",
+                         "numba_vectors": "512-bit (AVX-512, LLVM's prefer-256-bit off)", "load_average": 0.1})
+    assert line == ("Xeon, 2 CPUs; NVIDIA H200; numpy 2.4; numba 0.68; "
+                    "Numba vectors: 512-bit (AVX-512, LLVM's prefer-256-bit off)")
+    assert machine_line({"cpu": "", "cpus": 4, "numpy": "2.4"}) == "CPU, 4 CPUs; numpy 2.4"
 
 
 def test_calibrate_saves_values_the_cost_model_uses(tmp_path, monkeypatch):

@@ -89,7 +89,19 @@ def print_report(report) -> None:
     for c in report.crossovers:
         console.print(f"crossover ({c['sweep']} sweep): {c['from']} -> {c['to']} between {c['between'][0]:,} and "
                       f"{c['between'][1]:,} cells per generation", highlight=False)
-    console.print(f"{report.seconds:.1f} s", highlight=False)
+    console.print(f"{report.seconds:.1f} s on {machine_line(report.machine)}", highlight=False)
+
+
+def machine_line(machine: dict) -> str:
+    """Where the figures come from, in one line: CPU model and count, GPU, library versions, and
+    the vector width the Numba kernels were compiled for."""
+    parts = [f"{machine.get('cpu') or 'CPU'}, {machine.get('cpus')} CPUs"]
+    if machine.get("gpu"):
+        parts.append(machine["gpu"])
+    parts += [f"{name} {machine[name]}" for name in ("numpy", "numba", "torch") if machine.get(name)]
+    if machine.get("numba_vectors"):
+        parts.append(f"Numba vectors: {machine['numba_vectors']}")
+    return "; ".join(parts)
 
 
 def _cups_table(report) -> Table:
