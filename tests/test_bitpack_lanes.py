@@ -210,3 +210,45 @@ def test_wide_packing_matches_cell_by_cell():
     out = np.empty_like(grid)
     bitpack_lanes.unpack_tiles64(got, out.view(np.uint64))
     np.testing.assert_array_equal(out, grid == 1)
+
+
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+@pytest.mark.parametrize("shape", [(5 * 64 - 3, 9, 13), (4 * 64, 16, 16), (3 * 64 + 1, 5, 30)])
+def test_groups_side_by_side_match_reference(engines, kind, shape):
+    """Every count of groups side by side (a last task with fewer groups, rows padded to 8 words),
+    serial and parallel: each group only ever reads its own frame; a plane's frame comes back dead."""
+    _, reference = engines
+    rule = parse_rule("B36/S23")
+    module = bitpack_lanes.lanes_module(rule_table(rule))
+    cells = (np.random.default_rng(sum(shape)).random(shape) < 0.4).astype(np.uint8)
+    want = reference.advance(cells, rule, getattr(Topology, kind)(*shape[1:]), 7)
+    packed = np.zeros((-(-shape[0] // 64), shape[1] + 2, shape[2] + 2), dtype=np.uint64)
+    bitpack_lanes.pack_lanes(cells, packed)
+    for k in (1, 2, 4, 8):
+        for run in (module.run_groups_serial, module.run_groups):
+            lanes = packed.copy()
+            run(lanes, 7, kind == "torus", k)
+            got = np.empty_like(cells)
+            bitpack_lanes.unpack_lanes(lanes, got)
+            np.testing.assert_array_equal(got, want, err_msg=f"{kind} {shape} k={k} {run.__name__}")
+            if kind == "plane":
+                assert not lanes[:, [0, -1], :].any() and not lanes[:, :, [0, -1]].any()
+
+
+def test_groups_side_by_side_counts():
+    from tensorca.engines.lanes_layout import SIDE_BY_SIDE_WORDS, groups_side_by_side, l2_bytes
+
+    l2 = 2 << 20
+    assert groups_side_by_side((256, 18, 18), 2, l2) == 32  # 16^2: rows of 576 words
+    assert groups_side_by_side((64, 66, 66), 2, l2) == 8  # 64^2: 8 x 66 words
+    assert groups_side_by_side((64, 66, 66), 2, 512 << 10) == 4  # two buffers within 3/4 of a smaller L2
+    assert groups_side_by_side((16, 130, 130), 2, l2) == 4
+    assert groups_side_by_side((16, 130, 130), 2, 512 << 10) == 1  # one group's pair is past it
+    assert groups_side_by_side((4, 66, 66), 2, l2) == 2  # a task for each thread
+    assert groups_side_by_side((4, 66, 66), 1, l2) == 4
+    assert groups_side_by_side((1, 18, 18), 2, l2) == 1
+    assert groups_side_by_side((64, 3, SIDE_BY_SIDE_WORDS + 1), 1, l2) == 1  # wider than a row alone
+    for groups in range(1, 70):
+        k = groups_side_by_side((groups, 34, 34), 2, l2)
+        assert k & (k - 1) == 0 and 1 <= k <= max(1, -(-groups // 2))
+    assert l2_bytes() >= 64 << 10

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..crop import crop
-from ..engines.lanes_layout import LANES
+from ..engines.lanes_layout import LANES, groups_side_by_side
 from ..rules.base import Rule
 from ..topology import Topology
 from .band_kernels import scan_planes
@@ -186,7 +186,7 @@ class LaneTier:
             # on this thread: the host work around it is serial anyway (census, bands), and a parallel
             # region whose second core is busy spins (measured 4-6x slower than this at load 2);
             # a census uses more cores as processes (search.distributed)
-            self.module.run_groups_serial(lanes, CHUNK, False)
+            self.module.run_groups_serial(lanes, CHUNK, False, groups_side_by_side(lanes.shape, 1))
         self.chunks += 1
         self.gen[busy] += CHUNK
         pops = np.zeros((len(self.lanes), LANES), dtype=np.int64)
