@@ -17,6 +17,7 @@ import numpy as np
 from bench_bitpack import best_of  # noqa: E402  (the benchmarks folder is the script's)
 
 import tensorca
+from tensorca._numba import VECTORS
 from tensorca.engines import bitpack_lanes, get_engine
 from tensorca.engines.bitpack_circuit import rule_table
 from tensorca.rules import parse_rule
@@ -32,8 +33,6 @@ def main() -> int:
     args = parser.parse_args()
     rule = parse_rule("B3/S23")
     engine = get_engine("bitpack-cpu")
-    from tensorca._numba import VECTORS
-
     print(f"load average {os.getloadavg()}; Numba vectors: {VECTORS}")
     rates = {}
     for batch, side in WORKLOADS:
@@ -65,9 +64,7 @@ def main() -> int:
     for (batch, side), rate in rates.items():
         if batch > 1:
             print(f"{batch} x {side}^2 at {rate / big:.2f}x the rate of one 4096^2 grid")
-    from tensorca._numba import VECTORS
-
-    print(f"load average {os.getloadavg()}; Numba vectors: {VECTORS}")
+    print(f"load average {os.getloadavg()}")
     return 0
 
 

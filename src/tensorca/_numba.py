@@ -22,6 +22,7 @@ Numba has one code generator per process, fixed when its first function is *deco
 ``TENSORCA_VECTOR_BITS`` chooses: ``auto`` (the default: 512 where the CPU has AVX-512F, else what
 LLVM picks), ``256`` (leave LLVM's choice alone), ``512`` (where the CPU lacks AVX-512F, a warning
 and LLVM's choice).
+
 Numba's on-disk cache keys compiled code by the target features, so code cached under one setting is
 never loaded under the other.
 """
