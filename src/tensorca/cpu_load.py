@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-#: Seconds a free-core count stays valid (reading it costs tens of microseconds).
+#: Seconds a free-core count stays valid (a reading costs tens of microseconds; one that sees load, 3 ms).
 TTL_S = 0.5
 #: Readings taken at most when they see load (the least load seen counts).
 SAMPLES = 4
