@@ -150,6 +150,25 @@ def test_blocked_tiles_match_reference(engines, text, kind):
                                                                  f"depth {depth} strip {strip} chunk {chunk}")
 
 
+@pytest.mark.parametrize("text", ["B3/S23", "B2-a/S12"])
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_deep_blocks_match_reference(engines, text, kind):
+    """The large-L2 plan's 16 generations a region on tiles taller than that: one strip a thread
+    (the whole height), two strips, and chunks narrower than the 16-word margins."""
+    _, reference = engines
+    rule = parse_rule(text)
+    table = rule_table(rule)
+    cells = (np.random.default_rng(5).random((1, 256, 320)) < 0.4).astype(np.uint8)  # tiles 32 x 40 words
+    topology = getattr(Topology, kind)(256, 320)
+    for generations in (16, 37):
+        want = reference.advance(cells, rule, topology, generations)
+        for depth, strip, chunk in [(16, 32, 40), (16, 16, 40), (16, 32, 8), (12, 11, 13)]:
+            got = bitpack_lanes.advance_tiled(cells, table, kind == "torus", generations,
+                                              depth=depth, strip=strip, chunk=chunk)
+            np.testing.assert_array_equal(got, want, err_msg=f"{text} {kind} {generations} "
+                                                             f"depth {depth} strip {strip} chunk {chunk}")
+
+
 def test_blocked_glider_crosses_every_seam_in_one_region():
     # 16 generations in one region on a 64x128 torus: the glider crosses tile rows and columns and both seams.
     glider = np.zeros((1, 64, 128), np.uint8)
@@ -189,13 +208,29 @@ def test_pair_lines_add_every_row_sum(text):
             assert env[out] == want, (text, bits, out)
 
 
-def test_tiled_plan_bounds():
-    for th, tw, threads, gens in [(512, 512, 2, 1000), (128, 128, 1, 1000), (4, 16, 2, 9), (512, 2048, 4, 3)]:
+@pytest.mark.parametrize("l2", [256 << 10, 512 << 10, 1 << 20, 2 << 20, 32 << 20])
+def test_tiled_plan_bounds(l2):
+    block, max_depth = bitpack_lanes.plan_budget(l2)
+    for th, tw, threads, gens in [(512, 512, 2, 1000), (128, 128, 1, 1000), (4, 16, 2, 9), (512, 2048, 4, 3),
+                                  (2048, 2048, 2, 100)]:
         for rows in (4, 6):
-            depth, strip, chunk = bitpack_lanes.tiled_plan(th, tw, threads, gens, rows)
-            assert 1 <= depth <= min(th, tw, gens, bitpack_lanes.MAX_DEPTH)
+            depth, strip, chunk = bitpack_lanes.tiled_plan(th, tw, threads, gens, rows, l2=l2)
+            assert 1 <= depth <= min(th, tw, gens, max_depth)
             assert 1 <= strip <= th and 1 <= chunk <= tw
-            assert depth * rows * 8 * (chunk + 2 * depth) <= bitpack_lanes.BLOCK_BYTES
+            assert depth * rows * 8 * (chunk + 2 * depth) <= block
+
+
+def test_tiled_plan_follows_the_l2():
+    """A 512 KiB L2 keeps the plan measured there (8 generations a region, two strips a thread where
+    they stay tall, 256 KiB blocks); a 2 MiB one takes 16, one strip a thread and 1 MiB blocks."""
+    small, large = 512 << 10, 2 << 20
+    assert bitpack_lanes.plan_budget(small) == (bitpack_lanes.BLOCK_BYTES, bitpack_lanes.MAX_DEPTH)
+    assert bitpack_lanes.plan_budget(large) == (bitpack_lanes.LARGE_L2_BLOCK_BYTES, bitpack_lanes.LARGE_L2_MAX_DEPTH)
+    assert bitpack_lanes.tiled_plan(512, 512, 2, 100, 6, l2=small) == (8, 128, 512)
+    assert bitpack_lanes.tiled_plan(512, 512, 2, 100, 6, l2=large) == (16, 256, 512)
+    assert bitpack_lanes.tiled_plan(2048, 2048, 2, 100, 6, l2=small) == (8, 512, 512)
+    assert bitpack_lanes.tiled_plan(2048, 2048, 2, 100, 6, l2=large) == (16, 1024, 1024)
+    assert bitpack_lanes.tiled_plan(64, 64, 1, 10, 6, l2=large) == (10, 64, 64)  # a soup tier's chunk: one region
 
 
 def test_wide_packing_matches_cell_by_cell():

@@ -54,7 +54,7 @@ from .bitpack_circuit import (
     may_specialise,
     planes_key,
 )
-from .lanes_layout import BYTE_HIGH, BYTE_LOW, LANES, TILES, groups_side_by_side, use_lanes, use_tiles
+from .lanes_layout import BYTE_HIGH, BYTE_LOW, LANES, TILES, groups_side_by_side, l2_bytes, use_lanes, use_tiles
 
 _TEMPLATE_VERSION = "7"
 
@@ -843,11 +843,25 @@ def tile_halo(a: np.ndarray, wrap: bool) -> None:
 #: (4096^2 Life, one thread, best of 48 interleaved, G/s: strips of 256 rows x chunks of 512 words
 #: 86.5, x 256 82.6, x 128 77.3).
 BLOCK_BYTES = 256 << 10
-#: Generations per parallel region of the blocked driver, at most (4096^2 B3/S23, 2 threads, strips
-#: of 128 or 256 rows, G cell-updates/s: 140 at 8 and 12, 130 at 16, 100 one generation per region).
+#: Generations per parallel region of the blocked driver, at most (the 512 KiB-L2 machine: 4096^2
+#: B3/S23, 2 threads, strips of 128 or 256 rows, G cell-updates/s: 140 at 8 and 12, 130 at 16, 100
+#: one generation per region).
 MAX_DEPTH = 8
 #: Fewest rows per strip.
 MIN_STRIP = 32
+#: A core with at least this much L2 takes the large-L2 plan below. BLOCK_BYTES, MAX_DEPTH and two
+#: strips a thread were measured on a core with 512 KiB; on one with 2 MiB (an Intel Xeon, 512-bit
+#: vectors) a deeper ring fits, and taller strips recompute fewer margin rows. B3/S23 torus, G/s,
+#: median of 3-5 interleaved rounds, the old plan -> the large-L2 plan (depth, strip, chunk):
+#: 2 threads: 1024^2 x 100 142 -> 147 (16, 64, 128); 2048^2 x 100 188 -> 207 (16, 128, 256);
+#: 4096^2 x 100 225 -> 237 (16, 256, 512); 8192^2 x 40 230 -> 261 (16, 512, 1024);
+#: 16384^2 x 100 183 -> 238 (16, 1024, 1024). 1 thread: 512^2 x 10 66 -> 71; 1024^2 x 10 90 -> 101;
+#: 4096^2 x 100 119 -> 129. Depth 12 measured within 5 % of 16 at each size. Table circuits, 8192^2
+#: x 40, 2 threads: B2-a/S12 132 -> 142, B36/S23H 170 -> 176.
+LARGE_L2_BYTES = 1 << 20
+#: The large-L2 plan's block budget (half of a 2 MiB L2) and generations per region, at most.
+LARGE_L2_BLOCK_BYTES = 1 << 20
+LARGE_L2_MAX_DEPTH = 16
 #: Table circuits (no work shared between rows) run one generation per region while both lane
 #: arrays fit in this many bytes (well inside L3): there the plain kernel reads its three input rows
 #: from L1 and beat the blocked one (4096^2 on 2 cores, G/s: B36/S23H 171 vs 151, B2-a/S12 77 vs 75);
@@ -855,16 +869,29 @@ MIN_STRIP = 32
 TABLE_BLOCK_BYTES = 8 << 20
 
 
-def tiled_plan(th: int, tw: int, threads: int, generations: int, rows: int = 4) -> tuple[int, int, int]:
+def plan_budget(l2: int | None = None) -> tuple[int, int]:
+    """``(block bytes, most generations a region)`` of :func:`tiled_plan` for a core with ``l2``
+    bytes of L2 (default :func:`.lanes_layout.l2_bytes`)."""
+    if (l2 or l2_bytes()) >= LARGE_L2_BYTES:
+        return LARGE_L2_BLOCK_BYTES, LARGE_L2_MAX_DEPTH
+    return BLOCK_BYTES, MAX_DEPTH
+
+
+def tiled_plan(th: int, tw: int, threads: int, generations: int, rows: int = 4,
+               l2: int | None = None) -> tuple[int, int, int]:
     """``(depth, strip, chunk)`` of :func:`advance_tiled` for a ``(th + 2, tw + 2)`` lane array:
     generations per parallel region (at most ``th``, ``tw``), lane rows per strip and words per
     chunk of a task. What a task's passes read (``depth`` x ``rows`` ring rows of ``chunk + 2
-    depth`` words: the module's ``PASS + 2``) stays within :data:`BLOCK_BYTES`; its margins cost
-    about ``depth / strip + depth / chunk`` of the work."""
-    depth = max(1, min(MAX_DEPTH, th, tw, generations))
-    chunk = max(8 * depth, min(tw, BLOCK_BYTES // (8 * rows * depth) - 2 * depth))
+    depth`` words: the module's ``PASS + 2``) stays within the block of :func:`plan_budget`
+    (``l2``: a core's L2 bytes, default read from sysfs); its margins cost about ``depth / strip +
+    depth / chunk`` of the work. With a small L2 each thread takes two strips where they stay tall;
+    with a large one, one strip a thread (see :data:`LARGE_L2_BYTES`)."""
+    block, max_depth = plan_budget(l2)
+    depth = max(1, min(max_depth, th, tw, generations))
+    chunk = max(8 * depth, min(tw, block // (8 * rows * depth) - 2 * depth))
     chunk = -(-tw // -(-tw // chunk))  # equal chunks
-    strips = threads if th // (2 * threads) < 8 * depth else 2 * threads
+    one_each = block >= LARGE_L2_BLOCK_BYTES or th // (2 * threads) < 8 * depth
+    strips = threads if one_each else 2 * threads
     strip = max(min(th, MIN_STRIP), -(-th // strips))
     return depth, strip, chunk
 
@@ -948,5 +975,5 @@ def unpack_grid(lanes: np.ndarray, grid: np.ndarray) -> None:
 
 
 __all__ = ["LANES", "TILES", "advance_lanes", "advance_tiled", "lanes_module", "pack_grid", "pack_lanes", "pack_tiles",
-           "pack_tiles64", "pair_rule", "step_tiles", "tile_halo", "tile_plan", "tiled_plan", "unpack_grid",
-           "unpack_lanes", "unpack_tiles", "unpack_tiles64", "use_lanes", "use_tiles"]
+           "pack_tiles64", "pair_rule", "plan_budget", "step_tiles", "tile_halo", "tile_plan", "tiled_plan",
+           "unpack_grid", "unpack_lanes", "unpack_tiles", "unpack_tiles64", "use_lanes", "use_tiles"]
