@@ -210,7 +210,7 @@ def test_pair_lines_add_every_row_sum(text):
 
 @pytest.mark.parametrize("l2", [256 << 10, 512 << 10, 1 << 20, 2 << 20, 32 << 20])
 def test_tiled_plan_bounds(l2):
-    block, max_depth = bitpack_lanes.plan_budget(l2)
+    block, max_depth, _ = bitpack_lanes.plan_budget(l2)
     for th, tw, threads, gens in [(512, 512, 2, 1000), (128, 128, 1, 1000), (4, 16, 2, 9), (512, 2048, 4, 3),
                                   (2048, 2048, 2, 100)]:
         for rows in (4, 6):
@@ -224,8 +224,8 @@ def test_tiled_plan_follows_the_l2():
     """A 512 KiB L2 keeps the plan measured there (8 generations a region, two strips a thread where
     they stay tall, 256 KiB blocks); a 2 MiB one takes 16, one strip a thread and 1 MiB blocks."""
     small, large = 512 << 10, 2 << 20
-    assert bitpack_lanes.plan_budget(small) == (bitpack_lanes.BLOCK_BYTES, bitpack_lanes.MAX_DEPTH)
-    assert bitpack_lanes.plan_budget(large) == (bitpack_lanes.LARGE_L2_BLOCK_BYTES, bitpack_lanes.LARGE_L2_MAX_DEPTH)
+    assert bitpack_lanes.plan_budget(small) == (bitpack_lanes.BLOCK_BYTES, bitpack_lanes.MAX_DEPTH, 2)
+    assert bitpack_lanes.plan_budget(large) == (bitpack_lanes.LARGE_L2_BLOCK_BYTES, bitpack_lanes.LARGE_L2_MAX_DEPTH, 1)
     assert bitpack_lanes.tiled_plan(512, 512, 2, 100, 6, l2=small) == (8, 128, 512)
     assert bitpack_lanes.tiled_plan(512, 512, 2, 100, 6, l2=large) == (16, 256, 512)
     assert bitpack_lanes.tiled_plan(2048, 2048, 2, 100, 6, l2=small) == (8, 512, 512)

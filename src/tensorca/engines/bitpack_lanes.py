@@ -869,12 +869,12 @@ LARGE_L2_MAX_DEPTH = 16
 TABLE_BLOCK_BYTES = 8 << 20
 
 
-def plan_budget(l2: int | None = None) -> tuple[int, int]:
-    """``(block bytes, most generations a region)`` of :func:`tiled_plan` for a core with ``l2``
-    bytes of L2 (default :func:`.lanes_layout.l2_bytes`)."""
+def plan_budget(l2: int | None = None) -> tuple[int, int, int]:
+    """``(block bytes, most generations a region, strips a thread where they stay tall)`` of
+    :func:`tiled_plan` for a core with ``l2`` bytes of L2 (default :func:`.lanes_layout.l2_bytes`)."""
     if (l2 or l2_bytes()) >= LARGE_L2_BYTES:
-        return LARGE_L2_BLOCK_BYTES, LARGE_L2_MAX_DEPTH
-    return BLOCK_BYTES, MAX_DEPTH
+        return LARGE_L2_BLOCK_BYTES, LARGE_L2_MAX_DEPTH, 1
+    return BLOCK_BYTES, MAX_DEPTH, 2
 
 
 def tiled_plan(th: int, tw: int, threads: int, generations: int, rows: int = 4,
@@ -886,12 +886,11 @@ def tiled_plan(th: int, tw: int, threads: int, generations: int, rows: int = 4,
     (``l2``: a core's L2 bytes, default read from sysfs); its margins cost about ``depth / strip +
     depth / chunk`` of the work. With a small L2 each thread takes two strips where they stay tall;
     with a large one, one strip a thread (see :data:`LARGE_L2_BYTES`)."""
-    block, max_depth = plan_budget(l2)
+    block, max_depth, per_thread = plan_budget(l2)
     depth = max(1, min(max_depth, th, tw, generations))
     chunk = max(8 * depth, min(tw, block // (8 * rows * depth) - 2 * depth))
     chunk = -(-tw // -(-tw // chunk))  # equal chunks
-    one_each = block >= LARGE_L2_BLOCK_BYTES or th // (2 * threads) < 8 * depth
-    strips = threads if one_each else 2 * threads
+    strips = per_thread * threads if th // (per_thread * threads) >= 8 * depth else threads
     strip = max(min(th, MIN_STRIP), -(-th // strips))
     return depth, strip, chunk
 
