@@ -117,3 +117,21 @@ def test_torch_thread_setting_is_restored_after_an_error():
             assert torch.get_num_threads() == 1
             raise RuntimeError("inside")
     assert torch.get_num_threads() == before
+
+
+def test_a_single_thread_setting_reads_no_load(monkeypatch, fresh_reading):
+    numba = pytest.importorskip("numba")
+
+    def unread():
+        raise AssertionError("free cores read with nothing to cap")
+
+    monkeypatch.setattr(cpu_load, "_runnable_elsewhere", unread)
+    with cpu_load.numba_threads(numba, 1):
+        with cpu_load.numba_threads_capped(numba) as used:
+            assert used == 1
+    before = numba.get_num_threads()
+    if before > 1:  # above 1 the reading is taken (and here answers: every core free)
+        monkeypatch.setattr(cpu_load, "_runnable_elsewhere", lambda: 0)
+        with cpu_load.numba_threads_capped(numba) as used:
+            assert used == min(before, cpu_load.usable_cores())
+

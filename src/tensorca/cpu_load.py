@@ -119,9 +119,15 @@ def _threads_at_most(get: Callable[[], int], set_: Callable[[int], None], limit:
     return _threads_set(get, set_, min(get(), limit))
 
 
+def _threads_capped(get: Callable[[], int], set_: Callable[[int], None]) -> Any:
+    """:func:`_threads_at_most` :func:`free_cores`, read only where the present setting is above 1
+    (a soup search runs its kernels on one thread: nothing to cap, so no /proc reads or retries)."""
+    return _threads_at_most(get, set_, free_cores() if get() > 1 else 1)
+
+
 def torch_threads_capped(torch: Any) -> Any:
     """A context running the block with torch's intra-op threads capped to :func:`free_cores`."""
-    return _threads_at_most(torch.get_num_threads, torch.set_num_threads, free_cores())
+    return _threads_capped(torch.get_num_threads, torch.set_num_threads)
 
 
 def torch_threads(torch: Any, threads: int) -> Any:
@@ -136,7 +142,7 @@ def numba_threads(numba: Any, limit: int) -> Any:
 
 def numba_threads_capped(numba: Any) -> Any:
     """:func:`numba_threads` capped to :func:`free_cores`."""
-    return numba_threads(numba, free_cores())
+    return _threads_capped(numba.get_num_threads, numba.set_num_threads)
 
 
 __all__ = ["free_cores", "least_load", "numba_threads", "numba_threads_capped", "torch_threads", "torch_threads_capped",
