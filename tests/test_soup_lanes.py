@@ -23,7 +23,7 @@ from tensorca.engines.bitpack_lanes import pack_lanes
 from tensorca.rules import parse_rule
 from tensorca.search import lane_tier, soups, tiled_tier
 from tensorca.search.band_kernels import LINK, band_islands, blocking_islands, scan_planes
-from tensorca.search.lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
+from tensorca.search.lane_kernels import extract_plane, insert_plane, scan_groups, update_plane
 from tensorca.topology import Topology
 
 
@@ -44,10 +44,10 @@ def test_scan_gives_each_planes_population_and_band(batch):
         y, x = edge[b % 4]
         cells[b, y, x] = 1
     lanes = _lanes(cells)
-    pops = np.zeros((len(lanes), 64), dtype=np.int64)
-    band = np.zeros(len(lanes), dtype=np.uint64)
-    scan_groups(lanes, 4, pops, band)
+    pops, band, differ, snapshot = _scan(lanes, np.zeros_like(lanes), 4)
     assert pops.reshape(-1)[:batch].tolist() == cells.sum(axis=(1, 2)).tolist()
+    assert np.array_equal(snapshot, lanes)
+    assert lane_tier._bits(differ)[:batch].tolist() == (cells.sum(axis=(1, 2)) > 0).tolist()
     inner = np.zeros((40, 40), dtype=bool)
     inner[4:36, 4:36] = True
     expected = [(cells[b] & ~inner).any() for b in range(batch)]
@@ -61,9 +61,7 @@ def test_scan_counts_full_planes_past_every_counter_flush():
     lanes = np.zeros((2, 258, 258), dtype=np.uint64)
     lanes[0, 1:257, 1:257] = np.uint64(2**64 - 1)
     lanes[1, 200, 3] = np.uint64(1 << 5)
-    pops = np.zeros((2, 64), dtype=np.int64)
-    band = np.zeros(2, dtype=np.uint64)
-    scan_groups(lanes, 4, pops, band)
+    pops, band, _, _ = _scan(lanes, lanes.copy(), 4)
     assert set(pops[0].tolist()) == {256 * 256}
     assert pops[1].tolist() == [1 if lane == 5 else 0 for lane in range(64)]
     assert band.tolist() == [2**64 - 1, 1 << 5]
@@ -83,7 +81,17 @@ def test_update_plane_writes_only_the_changes():
         assert np.array_equal(out, after if b == 66 else cells[b])
 
 
-def test_planes_differ_and_extract_insert_round_trip():
+def _scan(lanes: np.ndarray, snapshot: np.ndarray, guard: int):
+    """scan_groups' ``(pops, band, differ)`` and the snapshot it leaves."""
+    pops = np.zeros((len(lanes), 64), dtype=np.int64)
+    band = np.zeros(len(lanes), dtype=np.uint64)
+    differ = np.zeros(len(lanes), dtype=np.uint64)
+    snapshot = snapshot.copy()
+    scan_groups(lanes, snapshot, guard, pops, band, differ)
+    return pops, band, differ, snapshot
+
+
+def test_scan_finds_the_planes_that_differ_and_extract_insert_round_trip():
     rng = np.random.default_rng(1)
     cells = (rng.random((70, 12, 9)) < 0.5).astype(np.uint8)
     lanes = _lanes(cells)
@@ -96,9 +104,11 @@ def test_planes_differ_and_extract_insert_round_trip():
     assert np.array_equal(out, expected)
     extract_plane(lanes, 0, 5, out)
     assert np.array_equal(out, cells[5])
-    differ = np.zeros(2, dtype=np.uint64)
-    planes_differ(lanes, snapshot, differ)
+    differ = _scan(lanes, snapshot, 2)[2]
     assert np.flatnonzero(lane_tier._bits(differ)).tolist() == [67]
+    snapshot[0, 7, 1] ^= np.uint64(1 << 63)  # the frame counts too: plane 63, cell (6, -1)
+    snapshot[1, 12, 9] ^= np.uint64(1 << 2)  # plane 66, cell (11, 8), the last
+    assert np.flatnonzero(lane_tier._bits(_scan(lanes, snapshot, 2)[2])).tolist() == [63, 66, 67]
 
 
 def _components(cells: np.ndarray, link: int) -> set[frozenset]:
@@ -343,6 +353,42 @@ def test_the_last_soups_as_plain_planes_keep_their_census(monkeypatch):
     assert found[0] == found[12] == found[10**6]
     assert sum(sum(c.values()) for c in found[0].values()) > 6 * len(grids)
     assert turned and any(0 < n <= 12 for _, n in turned) and any(n > 12 for _, n in turned)
+
+
+def test_the_lane_tier_finds_a_plane_stable_exactly_lag_generations_after_its_last_edit():
+    """A still life, a blinker and a glider in one group: each still life or oscillator whose
+    period divides LAG is reported the same exactly LAG generations after it was placed or edited,
+    not before; an edit (a block made a beehive) and a slot reused by another soup start the count
+    again; the glider never is."""
+    module = lane_tier.lane_module_for(parse_rule("B3/S23"))
+    tier = lane_tier.LaneTier(128, 64, module)  # room for the glider to run 160 generations
+    block = np.ones((2, 2), dtype=np.uint8)
+    blinker = np.ones((1, 3), dtype=np.uint8)
+    glider = np.array([[0, 1, 0], [0, 0, 1], [1, 1, 1]], dtype=np.uint8)
+    tier.pending = [(soups._Soup(k), cells) for k, cells in enumerate([block, blinker, glider])]
+    tier.admit()
+    depth = lane_tier.LAG // lane_tier.CHUNK
+    first_same: dict[int, int] = {}
+
+    def run(chunks: int) -> None:
+        for _ in range(chunks):
+            same = tier.advance()[2]
+            for slot in np.flatnonzero(same[:3]).tolist():
+                first_same.setdefault(slot, tier.chunks)
+
+    run(depth + 2)
+    assert first_same == {0: depth, 1: depth}
+    beehive = np.zeros((128, 128), dtype=np.uint8)
+    beehive[20:23, 20:24] = [[0, 1, 1, 0], [1, 0, 0, 1], [0, 1, 1, 0]]
+    edited_at = tier.chunks
+    tier.write(0, beehive, tier.plane(0))
+    tier.release(1)
+    tier.pending = [(soups._Soup(3), block)]
+    tier.admit()  # slot 1 again, now a block
+    first_same.clear()
+    run(depth + 2)
+    assert first_same == {0: edited_at + depth, 1: edited_at + depth}
+    assert np.array_equal(tier.plane(0), beehive) and tier.plane(1).sum() == 4
 
 
 def test_the_lane_tier_is_used_for_3x3_rules_on_bitpack_cpu(monkeypatch):

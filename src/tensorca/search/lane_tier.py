@@ -8,10 +8,11 @@ wider tiers hold too few soups to fill a word) never leave the lane layout of
 
 - the planes advance ``CHUNK`` generations per call, 64 per word operation, one group after
   another on this thread;
-- populations and guard-band occupancy come from one scan of the packed words
+- populations, guard-band occupancy and stability come from one scan of the packed words
   (:func:`.lane_kernels.scan_groups`);
 - *stability is exact*: after every chunk each plane is compared with itself ``LAG`` generations
-  before (a ring of the last ``LAG / CHUNK`` chunks' planes, :func:`.lane_kernels.planes_differ`).
+  before (a ring of the last ``LAG / CHUNK`` chunks' planes; the scan copies each plane into the
+  ring entry it compared, and the host's edits are made to both).
   A plane equal to that, with no edit since, repeats with a period dividing ``LAG``: it is stable
   forever, so it is censused now; when that happens depends only on the soup, not on the batch.
   Ash whose period does not divide ``LAG`` is caught, as before, by the periodic populations test
@@ -39,7 +40,7 @@ from ..engines.lanes_layout import LANES, groups_side_by_side
 from ..rules.base import Rule
 from ..topology import Topology
 from .band_kernels import scan_planes
-from .lane_kernels import extract_plane, insert_plane, planes_differ, scan_groups, update_plane
+from .lane_kernels import extract_plane, insert_plane, scan_groups, update_plane
 
 #: Generations per call of the lane kernels.
 CHUNK = 10
@@ -81,7 +82,8 @@ class LaneTier:
         self.module = module
         self.capacity = groups * LANES
         self.lanes = np.zeros((groups, size + 2, size + 2), dtype=np.uint64)
-        #: The planes at the start of each of the last LAG // CHUNK chunks (a ring by chunk number).
+        #: The planes at the start of each of the last LAG // CHUNK chunks (a ring by chunk number:
+        #: ``ring[chunks % depth]`` is a copy of ``lanes``, edits included, between chunks).
         self.ring = np.zeros((LAG // CHUNK, groups, size + 2, size + 2), dtype=np.uint64)
         self.slots: list[Any | None] = [None] * self.capacity
         #: ``(slots,)`` bool: which slots hold a soup (``slots[s] is not None``), read every chunk.
@@ -120,8 +122,9 @@ class LaneTier:
                 plane[top : top + h, left : left + w] = content
                 self.dense[slot] = plane
             else:
-                insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(content, dtype=np.uint8),
-                             top, left)
+                cells = np.ascontiguousarray(content, dtype=np.uint8)
+                for planes in self._editable():
+                    insert_plane(planes, slot // LANES, slot % LANES, cells, top, left)
             self.slots[slot] = soup
             self.busy[slot] = True
             self.gen[slot] = soup.gen
@@ -140,11 +143,19 @@ class LaneTier:
         the slot holds now, when the caller has it (then only the changed cells are written)."""
         if self.step_dense is not None:
             self.dense[slot] = np.array(plane, dtype=np.uint8)
-        elif before is not None:
-            update_plane(self.lanes, slot // LANES, slot % LANES, before, np.ascontiguousarray(plane, dtype=np.uint8))
         else:
-            insert_plane(self.lanes, slot // LANES, slot % LANES, np.ascontiguousarray(plane, dtype=np.uint8), 0, 0)
+            cells = np.ascontiguousarray(plane, dtype=np.uint8)
+            for planes in self._editable():
+                if before is not None:
+                    update_plane(planes, slot // LANES, slot % LANES, before, cells)
+                else:
+                    insert_plane(planes, slot // LANES, slot % LANES, cells, 0, 0)
         self.set_at[slot] = self.chunks
+
+    def _editable(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lane planes and the ring entry that holds their copy until the next chunk: an edit
+        goes to both (the entry is the snapshot that plane is compared with ``LAG`` generations on)."""
+        return self.lanes, self.ring[self.chunks % len(self.ring)]
 
     def release(self, slot: int) -> None:
         self.slots[slot] = None
@@ -181,7 +192,6 @@ class LaneTier:
         used = int(busy[-1]) // LANES + 1 if busy.size else 0
         lanes = self.lanes[:used]
         depth = LAG // CHUNK
-        self.ring[self.chunks % depth, :used] = lanes
         if used:
             # on this thread: the host work around it is serial anyway (census, bands), and a parallel
             # region whose second core is busy spins (measured 4-6x slower than this at load 2);
@@ -193,9 +203,10 @@ class LaneTier:
         band_words = np.zeros(len(self.lanes), dtype=np.uint64)
         differ = np.zeros(len(self.lanes), dtype=np.uint64)
         if used:
-            scan_groups(lanes, GUARD, pops[:used], band_words[:used])
-            # the ring entry about to be overwritten holds the planes LAG generations ago
-            planes_differ(lanes, self.ring[self.chunks % depth, :used], differ[:used])
+            # the ring entry compared holds the planes LAG generations ago; the scan leaves this
+            # chunk's planes there, the snapshot for LAG generations on
+            scan_groups(lanes, self.ring[self.chunks % depth, :used], GUARD, pops[:used], band_words[:used],
+                        differ[:used])
         pops = pops.reshape(-1)
         self.history[:, self.chunks % HISTORY] = pops
         self.samples += 1
