@@ -74,11 +74,13 @@ def test_update_plane_writes_only_the_changes():
     before = cells[66]
     after = np.roll(before, 2, axis=1)
     after[3, 4] ^= 1
-    update_plane(lanes, 1, 2, before, after)  # plane 66
+    snapshot = lanes.copy()
+    update_plane(lanes, snapshot, 1, 2, before, after)  # plane 66, in both
     out = np.zeros((12, 9), dtype=np.uint8)
     for b in range(70):
         extract_plane(lanes, b // 64, b % 64, out)
         assert np.array_equal(out, after if b == 66 else cells[b])
+    assert np.array_equal(snapshot, lanes)
 
 
 def _scan(lanes: np.ndarray, snapshot: np.ndarray, guard: int):
@@ -96,7 +98,7 @@ def test_scan_finds_the_planes_that_differ_and_extract_insert_round_trip():
     cells = (rng.random((70, 12, 9)) < 0.5).astype(np.uint8)
     lanes = _lanes(cells)
     snapshot = lanes.copy()
-    insert_plane(lanes, 1, 3, np.ones((2, 2), dtype=np.uint8), 5, 6)  # plane 67 replaced
+    insert_plane(lanes, lanes, 1, 3, np.ones((2, 2), dtype=np.uint8), 5, 6)  # plane 67 replaced
     out = np.zeros((12, 9), dtype=np.uint8)
     extract_plane(lanes, 1, 3, out)
     expected = np.zeros((12, 9), dtype=np.uint8)

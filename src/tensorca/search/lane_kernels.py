@@ -217,31 +217,41 @@ def extract_plane(lanes: np.ndarray, g: int, lane: int, out: np.ndarray) -> None
 
 
 @njit(cache=True)
-def insert_plane(lanes: np.ndarray, g: int, lane: int, cells: np.ndarray, top: int, left: int) -> None:
+def insert_plane(lanes: np.ndarray, snapshot: np.ndarray, g: int, lane: int, cells: np.ndarray, top: int,
+                 left: int) -> None:
     """Clear plane ``lane`` of group ``g``, then write ``cells`` ``(h, w)`` uint8 (1 = alive) with its
-    corner at ``(top, left)`` (the caller keeps it inside the plane)."""
+    corner at ``(top, left)`` (the caller keeps it inside the plane); in ``lanes`` and in
+    ``snapshot`` alike (the same shape; pass ``lanes`` twice for one array)."""
     bit = np.uint64(lane)
     keep = ~(np.uint64(1) << bit)
     a = lanes[g]
+    b = snapshot[g]
     for y in range(1, a.shape[0] - 1):
         row = a[y]
+        copy = b[y]
         for x in range(1, a.shape[1] - 1):
             row[x] &= keep
+            copy[x] &= keep
     for y in range(cells.shape[0]):
         row = a[top + y + 1]
+        copy = b[top + y + 1]
         src = cells[y]
         for x in range(cells.shape[1]):
             if src[x] == 1:
                 row[left + x + 1] |= np.uint64(1) << bit
+                copy[left + x + 1] |= np.uint64(1) << bit
 
 
 @njit(cache=True)
-def update_plane(lanes: np.ndarray, g: int, lane: int, before: np.ndarray, after: np.ndarray) -> None:
-    """Plane ``lane`` of group ``g`` held ``before`` ``(P, P)`` uint8 (0/1); make it ``after``,
+def update_plane(lanes: np.ndarray, snapshot: np.ndarray, g: int, lane: int, before: np.ndarray,
+                 after: np.ndarray) -> None:
+    """Plane ``lane`` of group ``g`` held ``before`` ``(P, P)`` uint8 (0/1) in ``lanes`` and in
+    ``snapshot`` (the same shape; pass ``lanes`` twice for one array); make it ``after`` in both,
     touching only the words of the cells that changed (an edit is a few cells, or a shift). The two
-    planes are compared eight cells a read."""
+    planes are compared eight cells a read, once for both arrays."""
     bit = np.uint64(1) << np.uint64(lane)
     a = lanes[g]
+    b = snapshot[g]
     width = after.shape[1]
     old = np.ascontiguousarray(before).reshape(-1)
     new = np.ascontiguousarray(after).reshape(-1)
@@ -253,8 +263,10 @@ def update_plane(lanes: np.ndarray, g: int, lane: int, before: np.ndarray, after
             for j in range(8 * i, 8 * i + 8):
                 if old[j] != new[j]:
                     a[j // width + 1, j % width + 1] ^= bit
+                    b[j // width + 1, j % width + 1] ^= bit
     for j in range(n, new.size):
         if old[j] != new[j]:
             a[j // width + 1, j % width + 1] ^= bit
+            b[j // width + 1, j % width + 1] ^= bit
 
 __all__ = ["COUNTER_BITS", "extract_plane", "insert_plane", "scan_groups", "update_plane"]

@@ -122,9 +122,8 @@ class LaneTier:
                 plane[top : top + h, left : left + w] = content
                 self.dense[slot] = plane
             else:
-                cells = np.ascontiguousarray(content, dtype=np.uint8)
-                for planes in self._editable():
-                    insert_plane(planes, slot // LANES, slot % LANES, cells, top, left)
+                insert_plane(self.lanes, self._snapshot(), slot // LANES, slot % LANES,
+                             np.ascontiguousarray(content, dtype=np.uint8), top, left)
             self.slots[slot] = soup
             self.busy[slot] = True
             self.gen[slot] = soup.gen
@@ -145,17 +144,16 @@ class LaneTier:
             self.dense[slot] = np.array(plane, dtype=np.uint8)
         else:
             cells = np.ascontiguousarray(plane, dtype=np.uint8)
-            for planes in self._editable():
-                if before is not None:
-                    update_plane(planes, slot // LANES, slot % LANES, before, cells)
-                else:
-                    insert_plane(planes, slot // LANES, slot % LANES, cells, 0, 0)
+            if before is not None:
+                update_plane(self.lanes, self._snapshot(), slot // LANES, slot % LANES, before, cells)
+            else:
+                insert_plane(self.lanes, self._snapshot(), slot // LANES, slot % LANES, cells, 0, 0)
         self.set_at[slot] = self.chunks
 
-    def _editable(self) -> tuple[np.ndarray, np.ndarray]:
-        """The lane planes and the ring entry that holds their copy until the next chunk: an edit
-        goes to both (the entry is the snapshot that plane is compared with ``LAG`` generations on)."""
-        return self.lanes, self.ring[self.chunks % len(self.ring)]
+    def _snapshot(self) -> np.ndarray:
+        """The ring entry that holds a copy of the lanes until the next chunk: an edit goes to the
+        lanes and to it (it is the snapshot those planes are compared with ``LAG`` generations on)."""
+        return self.ring[self.chunks % len(self.ring)]
 
     def release(self, slot: int) -> None:
         self.slots[slot] = None
