@@ -18,6 +18,7 @@ from tensorca.analysis.labels import (
     nearest_group,
     table_period,
 )
+from tensorca.analysis.objects import UNRESOLVED
 from tensorca.engines import get_engine
 from tensorca.engines.bitpack_lanes import pack_lanes
 from tensorca.rules import parse_rule
@@ -461,6 +462,23 @@ def test_a_lone_glider_with_everything_behind_leaves_at_once():
         assert int(plane.sum()) == (4 if leaves else 9)
 
 
+@pytest.mark.parametrize(("block_at", "clear"), [((1, 1), True), ((1, 30), True), ((10, 5), True),
+                                                   ((30, 30), False), ((12, 30), False), ((11, 8), False)])
+def test_a_census_takes_ash_with_a_ship_only_when_all_else_lies_behind_it(block_at, clear):
+    """A glider heading down and right (+1, +1) at rows/columns 12-14 with a block: the ash counts as
+    settled when the block lies more than 2 * reach + 1 = 3 cells behind the glider on some axis it
+    moves along (above it or left of it), not when it lies ahead, alongside, or behind but closer."""
+    from tensorca.analysis.census import splitter_for
+
+    ash = np.zeros((40, 40), dtype=np.uint8)
+    ash[12:15, 12:15] = [[0, 1, 0], [0, 0, 1], [1, 1, 1]]
+    y, x = block_at
+    ash[y : y + 2, x : x + 2] = 1
+    states, info = splitter_for(parse_rule("B3/S23")).resolve((ash, (0, 0)))
+    assert sorted(b.apgcode for b in info) == ["xq4_153", "xs4_33"]
+    assert soups._ships_clear(states, info, 1) is clear
+
+
 def test_a_glider_heading_inwards_stays():
     search = soups._Search(parse_rule("B3/S23"), get_engine("numpy"), "cpu", 1, 1000)
     plane = np.zeros((128, 128), dtype=np.uint8)
@@ -524,9 +542,12 @@ def test_the_island_fast_path_splits_as_the_general_one():
         plane[0, 40:56, 40:56] = rng.random((16, 16)) < 0.5
         ash = engine.advance(plane, rule, Topology.plane(96, 96), 300 + 40 * k)[0]
         fast = splitter.split((ash, (3, -7)))
-        slow = splitter._split_groups((ash, (3, -7)))
-        assert [(f.apgcode, f.origin, f.cells.tobytes()) for f in fast] == \
-            [(f.apgcode, f.origin, f.cells.tobytes()) for f in slow]
+        slow = [(b.apgcode if b else UNRESOLVED, s[1], s[0].tobytes())
+                for s, b in zip(*splitter._split_groups((ash, (3, -7))), strict=True)]
+        assert [(f.apgcode, f.origin, f.cells.tobytes()) for f in fast] == slow
+        states, info = splitter.resolve((ash, (3, -7)))  # split is resolve, as Found objects
+        assert [(f.cells.tobytes(), f.origin, f.behaviour) for f in fast] == \
+            [(s[0].tobytes(), s[1], b) for s, b in zip(states, info, strict=True)]
 
 
 def test_splitting_does_not_depend_on_where_the_ash_lies():

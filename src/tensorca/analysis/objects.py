@@ -161,23 +161,39 @@ class Splitter:
     # -- the whole decomposition ---------------------------------------------------------
     def split(self, state: State) -> list[Found]:
         """The objects of a cropped ``(cells, origin)`` state, each named by its apgcode."""
+        states, info = self.resolve(state)
+        return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
+
+    def resolve(self, state: State) -> tuple[list[State], list[Behaviour | None]]:
+        """:meth:`split` as two lists, one entry an object, with no :class:`Found` made: each object's
+        cropped ``(cells, origin)`` and its behaviour (None when unresolved). For a soup census, which
+        needs the apgcodes and little else (24 objects a soup: Found objects cost 19 of 93 us)."""
         cells, (ox, oy) = state
         if not cells.any():
-            return []
+            return [], []
         # Most ash is islands that are objects on their own (every island self-sufficient, no two
         # interacting): then the answer is the islands, found in one pass with no union-find.
         states = _cut(*island_crops(np.ascontiguousarray(cells, dtype=np.uint8)), ox, oy)
-        info = [self.behaviour(piece) for piece, _ in states]
-        if len(states) == 1 or (None not in info and not self._interacting_pairs(states, info)):
-            return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
+        cache = self._behaviour
+        info = []
+        resolved = True
+        for piece, _ in states:  # the cache looked up here: nearly every island is in it
+            found = cache.get((piece.shape, piece.tobytes()), _MISSING)
+            if found is _MISSING:
+                found = self.behaviour(piece)
+            if found is None:
+                resolved = False
+            info.append(found)
+        if len(states) == 1 or (resolved and not self._interacting_pairs(states, info)):
+            return states, info
         return self._split_groups(state)
 
-    def _split_groups(self, state: State) -> list[Found]:
-        """:meth:`split` by union-find over groups, merging until nothing merges (the general case)."""
+    def _split_groups(self, state: State) -> tuple[list[State], list[Behaviour | None]]:
+        """:meth:`resolve` by union-find over groups, merging until nothing merges (the general case)."""
         cells, (ox, oy) = state
         ys, xs = np.nonzero(cells)
         if ys.size == 0:
-            return []
+            return [], []
         cells_of = _Groups(np.stack([ys + oy, xs + ox], axis=1), cells[ys, xs])
         while True:
             members = cells_of.groups()
@@ -186,7 +202,7 @@ class Splitter:
             if self._merge_dependents(cells_of, members, info):
                 continue
             if not self._merge_interacting(cells_of, members, states, info):
-                return [Found(b.apgcode if b else UNRESOLVED, b, s[0], s[1]) for s, b in zip(states, info, strict=True)]
+                return states, info
 
     def _merge_dependents(self, cells_of: _Groups, members: list[np.ndarray], info: list) -> bool:
         """Join each group that is not self-sufficient to its nearest neighbour; True if any joined."""
@@ -210,8 +226,11 @@ class Splitter:
     def _close_pairs(self, states: list[State], info: list) -> list[tuple[int, int]]:
         """Pairs ``(i, j)``, ``i < j`` in row-major order, of resolved groups whose envelopes' boxes
         come within ``2 * reach`` cells (no other pair can share a neighbour)."""
-        boxes = np.array([_envelope_box(s, b) for s, b in zip(states, info, strict=True)],
-                         dtype=np.int64).reshape(-1, 4)
+        # envelopes (x, y, width, height) from their origins: array sums, not a call per group
+        sizes = np.array([b.envelope_box if b is not None else (0, 0, s[0].shape[1], s[0].shape[0])
+                          for s, b in zip(states, info, strict=True)], dtype=np.int64).reshape(-1, 4)
+        corners = np.array([s[1] for s in states], dtype=np.int64).reshape(-1, 2) + sizes[:, :2]
+        boxes = np.concatenate([corners, corners + sizes[:, 2:]], axis=1)
         resolved = np.array([b is not None for b in info], dtype=np.bool_)
         return close_pairs(boxes, resolved, 2 * self.stepper.reach).tolist()
 
@@ -241,15 +260,6 @@ class Splitter:
             if self._pair_interacts(states[i], info[i], states[j], info[j]):
                 merged |= cells_of.union(int(members[i][0]), int(members[j][0]))
         return merged
-
-
-def _envelope_box(state: State, behaviour: Behaviour | None) -> tuple[int, int, int, int]:
-    """``(x0, y0, x1, y1)``, exclusive ends, of the group's envelope (its cells when unresolved)."""
-    x, y = state[1]
-    if behaviour is None:
-        return x, y, x + state[0].shape[1], y + state[0].shape[0]
-    dx, dy, w, h = behaviour.envelope_box
-    return x + dx, y + dy, x + dx + w, y + dy + h
 
 
 def _cut(buffer: np.ndarray, boxes: np.ndarray, ox: int, oy: int) -> list[State]:

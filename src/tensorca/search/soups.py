@@ -245,10 +245,10 @@ class _Search:
     # -- host-side handling ----------------------------------------------------------------
     def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         """Census ``cells`` (one plane); False (and nothing counted) if not stable and ``stable_only``."""
-        found = self.splitter.split((cells, (0, 0)))
-        if stable_only and (any(f.apgcode == UNRESOLVED for f in found) or not _ships_clear(found, self.reach)):
+        states, info = self.splitter.resolve((cells, (0, 0)))
+        if stable_only and (any(b is None for b in info) or not _ships_clear(states, info, self.reach)):
             return False
-        self.record(soup, [f.apgcode for f in found] + list(soup.escaped.elements()))
+        self.record(soup, [b.apgcode if b is not None else UNRESOLVED for b in info] + list(soup.escaped.elements()))
         self.escaped += sum(soup.escaped.values())
         self.generations += soup.gen
         self.finished += 1
@@ -524,22 +524,23 @@ class _Tier:
             self.soups = [s for s, k in zip(self.soups, mask, strict=True) if k]
 
 
-def _ships_clear(found, reach: int) -> bool:
-    """True when every spaceship has all other objects behind it (it can never hit them)."""
-    ships = [f for f in found if f.kind == "spaceship"]
+def _ships_clear(states: list, info: list, reach: int) -> bool:
+    """True when every spaceship has all other objects behind it (it can never hit them).
+    ``states``, ``info``: the objects' ``(cells, origin)`` and behaviours (:meth:`.Splitter.resolve`)."""
+    found = list(zip(states, info, strict=True))
+    ships = [(s, b) for s, b in found if b is not None and b.kind == "spaceship"]
     if not ships:
         return True
     gap = 2 * reach + 1
-    for ship in ships:
-        sy, sx = np.nonzero(ship.cells)
-        sy, sx = sy + ship.origin[1], sx + ship.origin[0]
-        rest = [f for f in found if f is not ship and f.behaviour is not None
-                and f.behaviour.displacement != ship.behaviour.displacement]
+    for ship, behaviour in ships:
+        sy, sx = np.nonzero(ship[0])
+        sy, sx = sy + ship[1][1], sx + ship[1][0]
+        rest = [s for s, b in found if s is not ship and b is not None and b.displacement != behaviour.displacement]
         if not rest:
             continue
-        oy = np.concatenate([np.nonzero(f.cells)[0] + f.origin[1] for f in rest])
-        ox = np.concatenate([np.nonzero(f.cells)[1] + f.origin[0] for f in rest])
-        dx, dy = ship.behaviour.displacement
+        oy = np.concatenate([np.nonzero(s[0])[0] + s[1][1] for s in rest])
+        ox = np.concatenate([np.nonzero(s[0])[1] + s[1][0] for s in rest])
+        dx, dy = behaviour.displacement
         away = (
             (dx < 0 and ox.min() > sx.max() + gap)
             or (dx > 0 and ox.max() < sx.min() - gap)
