@@ -82,6 +82,9 @@ def test_update_plane_writes_only_the_changes():
         extract_plane(lanes, b // 64, b % 64, out)
         assert np.array_equal(out, after if b == 66 else cells[b])
     assert np.array_equal(snapshot, lanes)
+    update_plane(lanes, lanes, 1, 2, after, before)  # one array passed twice: edited once
+    extract_plane(lanes, 1, 2, out)
+    assert np.array_equal(out, before)
 
 
 def _scan(lanes: np.ndarray, snapshot: np.ndarray, guard: int):

@@ -242,6 +242,18 @@ def insert_plane(lanes: np.ndarray, snapshot: np.ndarray, g: int, lane: int, cel
                 copy[left + x + 1] |= np.uint64(1) << bit
 
 
+@njit(cache=True, inline="always")
+def _set_cell(a: np.ndarray, b: np.ndarray, y: int, x: int, bit: np.uint64, alive: bool) -> None:
+    """Word ``[y, x]`` of ``a`` and of ``b`` with ``bit`` set (``alive``) or cleared: the same
+    result when ``a`` is ``b``."""
+    if alive:
+        a[y, x] |= bit
+        b[y, x] |= bit
+    else:
+        a[y, x] &= ~bit
+        b[y, x] &= ~bit
+
+
 @njit(cache=True)
 def update_plane(lanes: np.ndarray, snapshot: np.ndarray, g: int, lane: int, before: np.ndarray,
                  after: np.ndarray) -> None:
@@ -262,11 +274,9 @@ def update_plane(lanes: np.ndarray, snapshot: np.ndarray, g: int, lane: int, bef
         if old_words[i] != new_words[i]:
             for j in range(8 * i, 8 * i + 8):
                 if old[j] != new[j]:
-                    a[j // width + 1, j % width + 1] ^= bit
-                    b[j // width + 1, j % width + 1] ^= bit
+                    _set_cell(a, b, j // width + 1, j % width + 1, bit, new[j] != 0)
     for j in range(n, new.size):
         if old[j] != new[j]:
-            a[j // width + 1, j % width + 1] ^= bit
-            b[j // width + 1, j % width + 1] ^= bit
+            _set_cell(a, b, j // width + 1, j % width + 1, bit, new[j] != 0)
 
 __all__ = ["COUNTER_BITS", "extract_plane", "insert_plane", "scan_groups", "update_plane"]
