@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -109,6 +110,44 @@ def test_soup_command_prints_census_and_rate(capsys):
     assert main(["soup", "--count", "30", "--seed", "3", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "xs4_33" in text and "block" in text and "soups/s" in text
+    assert "where the time went" in text and "stepping" in text and "censuses" in text
+
+
+@pytest.mark.parametrize("backend", ["bitpack-cpu", "numpy"])
+def test_a_search_says_where_its_time_went(monkeypatch, backend):
+    """Each phase's seconds are its own: a census made 50 ms slower a call adds at least that to
+    ``census`` and nothing to the others; the phases never add up to more than the wall time."""
+    import importlib
+
+    objects = importlib.import_module("tensorca.analysis.objects")
+    plain = soup_search(8, seed=5, backend=backend, max_gens=3000)
+    assert set(plain.phases) == {"stepping", "census", "bands"} and plain.phases["stepping"] > 0
+    assert sum(plain.phases.values()) <= plain.seconds
+    resolve = objects.Splitter.resolve
+    calls = []
+
+    def slow(self, state):
+        calls.append(1)
+        time.sleep(0.05)
+        return resolve(self, state)
+
+    monkeypatch.setattr(objects.Splitter, "resolve", slow)
+    slowed = soup_search(8, seed=5, backend=backend, max_gens=3000)
+    assert slowed.counts == plain.counts and len(calls) >= 8
+    added = 0.05 * len(calls)
+    assert slowed.phases["census"] >= added
+    # none of it elsewhere (half of it as slack for a busy machine)
+    elsewhere = slowed.phases["stepping"] + slowed.phases["bands"]
+    assert elsewhere < plain.phases["stepping"] + plain.phases["bands"] + added / 2
+    assert sum(slowed.phases.values()) <= slowed.seconds
+
+
+def test_time_spent_names_each_phase_and_the_rest():
+    from tensorca.cli.soup import time_spent
+
+    line = time_spent({"stepping": 3.0, "census": 1.0, "bands": 0.5}, 5.0)
+    assert line == "stepping 3.00 s 60%, censuses 1.00 s 20%, guard bands 0.50 s 10%, rest 0.50 s 10%"
+    assert time_spent({"stepping": 0.0}, 0.0) == "stepping 0.00 s, rest 0.00 s"
 
 
 def test_a_search_without_seed_reports_the_seed_it_drew():

@@ -68,7 +68,9 @@ def test_merge_adds_counts_and_keeps_the_ten_lowest_samples():
                    100, 1, 0, 1.0, "numpy")
     b = TaskResult(50, 80, {"xs4_33": 2, "xq4_153": 4}, {"xs4_33": [50, 51], "xq4_153": [60, 61]}, 50, 0, 4, 2.0,
                    "bitpack-cpu")
-    c = TaskResult(80, 81, {"xs4_33": 1}, {"xs4_33": [0]}, 7, 0, 0, 0.5, "numpy")
+    c = TaskResult(80, 81, {"xs4_33": 1}, {"xs4_33": [0]}, 7, 0, 0, 0.5, "numpy",
+                   {"stepping": 0.25, "census": 0.125, "bands": 0.0})
+    a.phases = {"stepping": 0.5, "census": 0.25, "bands": 0.125}
     merged = merge([b, c, a], seed="s", rule="B3/S23", requested=81, seconds=3.0, where="here")
     assert merged.counts == {"xs4_33": 8, "xq4_153": 4, "xp2_7": 1}
     assert list(merged.counts) == ["xs4_33", "xq4_153", "xp2_7"]  # most common first
@@ -76,6 +78,8 @@ def test_merge_adds_counts_and_keeps_the_ten_lowest_samples():
     assert merged.samples["xq4_153"] == [60, 61] and merged.samples["xp2_7"] == [40]
     assert (merged.soups, merged.generations, merged.unstable, merged.escaped) == (81, 157, 1, 4)
     assert merged.task_seconds == [1.0, 2.0, 0.5] and merged.engines == ["bitpack-cpu", "numpy"]
+    assert merged.phases == {"stepping": 0.75, "census": 0.375, "bands": 0.125}  # b had none
+    assert merged.to_json()["phases"] == merged.phases
 
 
 def test_tasks_are_ten_thousand_soups_or_fewer_when_the_count_is_small():

@@ -49,7 +49,8 @@ FORMAT = "tensorca-census/1"
 
 @dataclasses.dataclass
 class TaskResult:
-    """The census of soups ``start .. stop - 1``: ``samples`` holds global soup indices."""
+    """The census of soups ``start .. stop - 1``: ``samples`` holds global soup indices; ``phases``
+    the task's seconds by :data:`.soups.PHASES`."""
 
     start: int
     stop: int
@@ -60,6 +61,7 @@ class TaskResult:
     escaped: int
     seconds: float
     engine: str
+    phases: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def soups(self) -> int:
@@ -71,7 +73,9 @@ class SoupCensus:
     """A census of apgsearch soups ``0 .. soups - 1`` (fewer if ``interrupted``) of root ``seed``.
 
     ``counts``: apgcode -> objects, most common first; ``samples``: apgcode -> up to ten soup indices
-    (the lowest); ``task_seconds``: wall time of each task on its worker (the per-task cost).
+    (the lowest); ``task_seconds``: wall time of each task on its worker (the per-task cost);
+    ``phases``: the tasks' seconds by :data:`.soups.PHASES`, summed over tasks (worker time, as
+    ``task_seconds``).
     """
 
     seed: str
@@ -90,6 +94,7 @@ class SoupCensus:
     where: str
     interrupted: bool = False
     symmetry: str = "C1"
+    phases: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def objects(self) -> int:
@@ -106,7 +111,8 @@ class SoupCensus:
                 "interrupted": self.interrupted, "objects": self.objects, "counts": self.counts,
                 "samples": self.samples, "escaped": self.escaped, "unstable": self.unstable,
                 "generations": self.generations, "engines": self.engines, "where": self.where,
-                "tasks": self.tasks, "task_seconds": self.task_seconds, "seconds": self.seconds}
+                "tasks": self.tasks, "task_seconds": self.task_seconds, "seconds": self.seconds,
+                "phases": self.phases}
 
     def haul(self, version: str | None = None) -> Any:
         """The census as a Catagolue haul (:class:`tensorca.io.haul.Haul`; ``.text()`` writes it)."""
@@ -160,7 +166,7 @@ def census_task(seed: str, start: int, stop: int, rule: str, max_gens: int, batc
 def _task_result(found: Any, start: int, stop: int, seconds: float) -> TaskResult:
     samples = {code: [start + i for i in kept] for code, kept in found.samples.items()}
     return TaskResult(start, stop, dict(found.counts), samples, found.generations, found.unstable, found.escaped,
-                      seconds, found.engine)
+                      seconds, found.engine, dict(found.phases))
 
 
 def merge(results: list[TaskResult], *, seed: str, rule: str, requested: int, seconds: float, where: str,
@@ -176,13 +182,16 @@ def merge(results: list[TaskResult], *, seed: str, rule: str, requested: int, se
                 bisect.insort(merged, index)
             del merged[SAMPLES:]
     ordered = dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    phases: Counter = Counter()
+    for result in results:
+        phases.update(result.phases)
     return SoupCensus(
         seed=seed, rule=rule, counts=ordered, samples={k: samples[k] for k in sorted(samples)},
         soups=sum(r.soups for r in results), requested=requested,
         generations=sum(r.generations for r in results), unstable=sum(r.unstable for r in results),
         escaped=sum(r.escaped for r in results), seconds=seconds, tasks=len(results),
         task_seconds=[r.seconds for r in sorted(results, key=lambda r: r.start)],
-        engines=sorted({r.engine for r in results}), where=where, interrupted=interrupted)
+        engines=sorted({r.engine for r in results}), where=where, interrupted=interrupted, phases=dict(phases))
 
 
 def default_seed() -> str:

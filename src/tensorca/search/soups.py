@@ -98,6 +98,10 @@ MAX_PLANE = 1024
 TYPICAL_LIFETIME = 1000
 #: Soups kept per apgcode as samples (the lowest indices), as apgsearch keeps ten soup ids per object.
 SAMPLES = 10
+#: Where a search's time goes (:attr:`SoupSearchResult.phases`): stepping the planes (engine calls
+#: and the scans of population and guard band; on a GPU, waiting for it), splitting settled ash into
+#: objects, and clearing guard bands (spaceships leaving, soups re-centred).
+PHASES = ("stepping", "census", "bands")
 
 
 @dataclass
@@ -107,7 +111,9 @@ class SoupSearchResult:
     ``counts``: apgcode -> number of objects, most common first; ``soups``: soups run;
     ``seconds``: wall time; ``generations``: generations run, summed over soups; ``unstable``:
     soups not stable by ``max_gens``; ``engine``/``device``: what ran them; ``samples``: apgcode ->
-    the indices of the first :data:`SAMPLES` soups (lowest indices) in which it was counted.
+    the indices of the first :data:`SAMPLES` soups (lowest indices) in which it was counted;
+    ``phases``: where the time went, seconds by :data:`PHASES` (the rest of ``seconds`` is
+    book-keeping: drawing soups, placing and moving planes).
     """
 
     counts: dict[str, int]
@@ -126,6 +132,7 @@ class SoupSearchResult:
     #: The seed the soups were drawn from (drawn at random when ``soup_search`` got ``seed=None``).
     seed: int | None = None
     samples: dict[str, list[int]] = field(default_factory=dict)
+    phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def soups_per_second(self) -> float:
@@ -221,6 +228,7 @@ class _Search:
         self.finished = 0  # soups censused (their counts are in self.counts)
         self.seed: int | None = None
         self.samples: dict[str, list[int]] = {}
+        self.phases = dict.fromkeys(PHASES, 0.0)
 
     def engine_threads(self):
         """A context for engine calls: with lanes, bitpack-cpu runs on this thread like the lane tiers
@@ -245,6 +253,13 @@ class _Search:
     # -- host-side handling ----------------------------------------------------------------
     def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         """Census ``cells`` (one plane); False (and nothing counted) if not stable and ``stable_only``."""
+        started = time.perf_counter()
+        try:
+            return self._finish(soup, cells, stable_only)
+        finally:
+            self.phases["census"] += time.perf_counter() - started
+
+    def _finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         states, info = self.splitter.resolve((cells, (0, 0)))
         if stable_only and (any(b is None for b in info) or not _ships_clear(states, info, self.reach)):
             return False
@@ -268,6 +283,15 @@ class _Search:
         self.finished += 1
 
     def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
+        """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide
+        (:meth:`_clear_band`)."""
+        started = time.perf_counter()
+        try:
+            return self._clear_band(soup, plane, guard)
+        finally:
+            self.phases["bands"] += time.perf_counter() - started
+
+    def _clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
         """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide.
 
         Islands (cells chained within :data:`.band_kernels.LINK` cells, so that a spaceship whose
@@ -440,6 +464,7 @@ class _Search:
         """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
         guard = CHUNK * self.reach
         tiles = tier.tiles
+        started = time.perf_counter()
         if tiles is not None:  # planes kept as lane tiles or on the device: fetched only when the host needs them
             with self.engine_threads():
                 tiles.advance(CHUNK)
@@ -450,6 +475,7 @@ class _Search:
             pops, band = scan_planes(cells, guard)  # band: some live cell lies in a plane's guard band
             tier.cells = cells
             plane_of = cells.__getitem__  # views: edits stay in the tier
+        self.phases["stepping"] += time.perf_counter() - started
         outgrown: list[tuple[_Soup, np.ndarray]] = []
         keep = np.ones(len(tier.soups), dtype=bool)
         for b, soup in enumerate(tier.soups):
@@ -671,4 +697,5 @@ def _result(search: _Search, soups: int, seconds: float, interrupted: bool = Fal
         interrupted=interrupted,
         seed=search.seed,
         samples={code: list(kept) for code, kept in sorted(search.samples.items())},
+        phases=dict(search.phases),
     )
