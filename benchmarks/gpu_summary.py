@@ -32,14 +32,24 @@ def last_line(path: Path) -> str:
 
 
 def table_value(path: Path, label: str) -> str:
-    """The value beside ``label`` in a rich table the CLI printed (``tensorca soup``'s summary)."""
+    """The value beside ``label`` in a rich table the CLI printed (``tensorca soup``'s summary),
+    with the lines it wrapped onto joined."""
     if not path.exists():
         return "(no log)"
+    found: list[str] = []
     for line in path.read_text(errors="replace").splitlines():
         cells = [c.strip() for c in line.strip().strip("│|").split("│")]
-        if len(cells) >= 2 and cells[0] == label:
-            return cells[1]
-    return f"(not found; last line: {last_line(path)})"
+        if len(cells) < 2:
+            if found:
+                break
+            continue
+        if found and cells[0] == "":  # the value wrapped onto the next line
+            found.append(cells[1])
+        elif found:
+            break
+        elif cells[0] == label:
+            found.append(cells[1])
+    return " ".join(found) if found else f"(not found; last line: {last_line(path)})"
 
 
 def markdown_tables(path: Path) -> str:
@@ -193,7 +203,8 @@ def main() -> None:
     soups = results / "soups.txt"
     print(f"Batched soups (`tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024`): "
           f"{table_value(soups, 'soups/s')} soups/s, {table_value(soups, 'objects')} objects, "
-          f"engine {table_value(soups, 'engine')}\n")
+          f"engine {table_value(soups, 'engine')}; where the time went: "
+          f"{table_value(soups, 'where the time went')}\n")
     print("Where the batch layouts change over (`gpu_layouts.py`: rows vs lanes end to end, "
           "lanes_step vs lanes_whole):\n")
     print(layout_rows(results / "layouts.json"))

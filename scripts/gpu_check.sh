@@ -69,7 +69,8 @@ step torch_compiled 50 env TORCH_LOGS=output_code TORCH_LOGS_OUT="$RESULTS/induc
 #    the torus against the plane (what wrapped columns cost).
 step bitpack 120 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,2048,4096,16384 \
     --gens-per-launch 1,2,4,8 --json "$RESULTS/bitpack_gpu.json"
-# 5. Batched soups on the GPU: the census of apgsearch-style soups, 1024 planes a batch.
+# 5. Batched soups on the GPU: the census of apgsearch-style soups, 1024 planes a batch, and where
+#    its time went (stepping on the GPU against the host's census and band work).
 step soups 45 "$PYTHON" -m tensorca soup --count 4000 --seed 1 --backend bitpack-gpu --batch 1024 --no-progress
 # 6. Batches of 4 to 4096 grids of 64^2 and 16^2: where lane-per-grid beats row-packed grids end to
 #    end, and the whole-group kernel the one-generation one (LANES_MIN_BATCH, lanes_whole_min_groups).

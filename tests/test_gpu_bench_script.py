@@ -68,10 +68,18 @@ def test_summary_reads_the_soup_census_table(bench_modules, tmp_path, monkeypatc
     rate = gpu_summary.table_value(tmp_path / "soups.txt", "soups/s")
     assert float(rate) > 0, rate
     assert gpu_summary.table_value(tmp_path / "soups.txt", "engine").startswith("bitpack-cpu")
+    spent = gpu_summary.table_value(tmp_path / "soups.txt", "where the time went")
+    assert spent.startswith("stepping ") and spent.split(", ")[-1].startswith("rest "), spent
+    wrapped = tmp_path / "wrapped.txt"  # a value rich wrapped onto a second line is read whole
+    wrapped.write_text("│ time    │ 1.0 s       │\n│ where   │ stepping 1 s, │\n│         │ rest 2 s      │\n"
+                       "│ soups/s │ 5.0         │\n")
+    assert gpu_summary.table_value(wrapped, "where") == "stepping 1 s, rest 2 s"
+    assert gpu_summary.table_value(wrapped, "time") == "1.0 s"
     monkeypatch.setattr(sys, "argv", ["gpu_summary.py", str(tmp_path), "Test GPU", "torch x, triton y"])
     gpu_summary.main()
     report = capsys.readouterr().out
     assert f"{rate} soups/s" in report and "(no bitpack_gpu.json)" in report
+    assert f"where the time went: {spent}" in report
 
 
 def test_layout_sweep_runs_in_the_interpreter_and_suggests_thresholds(bench_modules, tmp_path):
