@@ -205,6 +205,23 @@ class _Soup:
         self.next_check = 0
 
 
+def _timed(phase: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A method of :class:`_Search` whose calls' seconds add to ``self.phases[phase]``."""
+
+    def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def timed(self: _Search, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self.phases[phase] += time.perf_counter() - started
+
+        return timed
+
+    return wrap
+
+
 class _Search:
     def __init__(self, rule: Rule, engine: Engine, device: str, batch: int, max_gens: int):
         self.rule = rule
@@ -251,15 +268,9 @@ class _Search:
                 del kept[SAMPLES:]
 
     # -- host-side handling ----------------------------------------------------------------
+    @_timed("census")
     def finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         """Census ``cells`` (one plane); False (and nothing counted) if not stable and ``stable_only``."""
-        started = time.perf_counter()
-        try:
-            return self._finish(soup, cells, stable_only)
-        finally:
-            self.phases["census"] += time.perf_counter() - started
-
-    def _finish(self, soup: _Soup, cells: np.ndarray, stable_only: bool) -> bool:
         states, info = self.splitter.resolve((cells, (0, 0)))
         if stable_only and (any(b is None for b in info) or not _ships_clear(states, info, self.reach)):
             return False
@@ -282,16 +293,8 @@ class _Search:
         self.generations += soup.gen
         self.finished += 1
 
+    @_timed("bands")
     def clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
-        """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide
-        (:meth:`_clear_band`)."""
-        started = time.perf_counter()
-        try:
-            return self._clear_band(soup, plane, guard)
-        finally:
-            self.phases["bands"] += time.perf_counter() - started
-
-    def _clear_band(self, soup: _Soup, plane: np.ndarray, guard: int) -> bool:
         """Remove outbound spaceships from the guard band, re-centre; False if the soup is too wide.
 
         Islands (cells chained within :data:`.band_kernels.LINK` cells, so that a spaceship whose
