@@ -39,16 +39,13 @@ def table_value(path: Path, label: str) -> str:
     found: list[str] = []
     for line in path.read_text(errors="replace").splitlines():
         cells = [c.strip() for c in line.strip().strip("│|").split("│")]
-        if len(cells) < 2:
-            if found:
-                break
-            continue
-        if found and cells[0] == "":  # the value wrapped onto the next line
+        if not found:
+            if len(cells) >= 2 and cells[0] == label:
+                found.append(cells[1])
+        elif len(cells) >= 2 and cells[0] == "":  # the value wrapped onto the next line
             found.append(cells[1])
-        elif found:
+        else:
             break
-        elif cells[0] == label:
-            found.append(cells[1])
     return " ".join(found) if found else f"(not found; last line: {last_line(path)})"
 
 

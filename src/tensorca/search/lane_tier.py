@@ -30,7 +30,6 @@ so the results equal those of the generic path for the same soups.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -254,9 +253,7 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
     ``(soup, cropped cells)``."""
     from .soups import FORCED_CHECK, _periodic_tail
 
-    started = time.perf_counter()
-    pops, band, same = tier.advance()
-    search.phases["stepping"] += time.perf_counter() - started
+    pops, band, same = search.advance_lanes(tier)
     busy = tier.busy
     check = busy & ((tier.gen % FORCED_CHECK) == 0)
     due = busy & (band | (pops == 0) | (tier.gen >= search.max_gens) | check | same)

@@ -463,22 +463,31 @@ class _Search:
         ``generations`` later, left there."""
         return self.engine.advance(planes, self.rule, Topology.plane(size, size), generations)
 
-    def step_tier(self, tier: _Tier) -> list[tuple[_Soup, np.ndarray]]:
-        """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
-        guard = CHUNK * self.reach
+    @_timed("stepping")
+    def advance_lanes(self, tier: LaneTier) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`.lane_tier.LaneTier.advance`, its time counted as stepping."""
+        return tier.advance()
+
+    @_timed("stepping")
+    def _step_planes(self, tier: _Tier, guard: int) -> tuple[np.ndarray, np.ndarray, Callable[[int], np.ndarray]]:
+        """Advance ``tier``'s planes a chunk: ``(pops, band, plane_of)``, each plane's population and
+        whether a live cell lies in its guard band, and the plane of a soup by its index."""
         tiles = tier.tiles
-        started = time.perf_counter()
         if tiles is not None:  # planes kept as lane tiles or on the device: fetched only when the host needs them
             with self.engine_threads():
                 tiles.advance(CHUNK)
             pops, band = tiles.scan(guard)
-            plane_of: Callable[[int], np.ndarray] = tiles.cells
-        else:
-            cells = self.advance(tier.cells, CHUNK)
-            pops, band = scan_planes(cells, guard)  # band: some live cell lies in a plane's guard band
-            tier.cells = cells
-            plane_of = cells.__getitem__  # views: edits stay in the tier
-        self.phases["stepping"] += time.perf_counter() - started
+            return pops, band, tiles.cells
+        cells = self.advance(tier.cells, CHUNK)
+        pops, band = scan_planes(cells, guard)  # band: some live cell lies in a plane's guard band
+        tier.cells = cells
+        return pops, band, cells.__getitem__  # views: edits stay in the tier
+
+    def step_tier(self, tier: _Tier) -> list[tuple[_Soup, np.ndarray]]:
+        """Advance one tier by a chunk, handle bands and stability; returns soups that outgrew it."""
+        guard = CHUNK * self.reach
+        tiles = tier.tiles
+        pops, band, plane_of = self._step_planes(tier, guard)
         outgrown: list[tuple[_Soup, np.ndarray]] = []
         keep = np.ones(len(tier.soups), dtype=bool)
         for b, soup in enumerate(tier.soups):
