@@ -205,17 +205,22 @@ class _Soup:
         self.next_check = 0
 
 
+def _clock() -> float:
+    """Seconds on the search's clock (a function of its own so that tests can make it deterministic)."""
+    return time.perf_counter()
+
+
 def _timed(phase: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A method of :class:`_Search` whose calls' seconds add to ``self.phases[phase]``."""
 
     def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)
         def timed(self: _Search, *args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
+            started = _clock()
             try:
                 return method(self, *args, **kwargs)
             finally:
-                self.phases[phase] += time.perf_counter() - started
+                self.phases[phase] += _clock() - started
 
         return timed
 
@@ -652,7 +657,7 @@ def soup_search(
     search.seed = seed
     rng = np.random.default_rng(seed)
     issued = [0]
-    began = time.perf_counter()
+    began = _clock()
 
     def source() -> tuple[_Soup, np.ndarray] | None:
         if issued[0] >= count:
@@ -670,11 +675,11 @@ def soup_search(
     try:
         search.run(source)
     except KeyboardInterrupt as exc:
-        partial = _result(search, search.finished, time.perf_counter() - began, interrupted=True)
+        partial = _result(search, search.finished, _clock() - began, interrupted=True)
         raise SearchInterrupted(partial) from exc
     if progress is not None:
         progress(count, count)
-    return _result(search, count, time.perf_counter() - began)
+    return _result(search, count, _clock() - began)
 
 
 def _check_arguments(count: int, density: float, max_gens: int,
