@@ -103,6 +103,23 @@ def test_tiles_match_reference(engines, text, kind):
                                           err_msg=f"{text} {kind} {shape} {generations}")
 
 
+@pytest.mark.parametrize("kind", ["torus", "plane"])
+def test_tiles_match_reference_with_streaming_stores(engines, monkeypatch, kind):
+    """The unpack that big grids take (streaming stores, :mod:`tensorca.engines.streaming`) forced
+    on small ones: the same cells as the reference."""
+    _, reference = engines
+    calls = []
+    monkeypatch.setattr(bitpack_lanes, "streams", lambda nbytes, threads: calls.append(nbytes) or True)
+    rule = parse_rule("B3/S23")
+    rng = np.random.default_rng(17)
+    for shape in [(1, 32, 128), (2, 64, 192)]:
+        cells = (rng.random(shape) < 0.4).astype(np.uint8)
+        got = bitpack_lanes.advance_tiled(cells, rule_table(rule), kind == "torus", 9)
+        want = reference.advance(cells, rule, getattr(Topology, kind)(*shape[1:]), 9)
+        np.testing.assert_array_equal(got, want, err_msg=f"{kind} {shape}")
+    assert calls == [32 * 128, 2 * 64 * 192]
+
+
 def test_tile_halo_crosses_tiles_and_the_torus_seam():
     # A glider on a 32x128 torus crosses tile rows (every 4 rows) and columns (every 16) and the seams.
     glider = np.zeros((1, 32, 128), np.uint8)
@@ -242,9 +259,10 @@ def test_wide_packing_matches_cell_by_cell():
     got = np.zeros_like(want)
     bitpack_lanes.pack_tiles64(grid.view(np.uint64), grid, got)
     np.testing.assert_array_equal(got, want)
-    out = np.empty_like(grid)
-    bitpack_lanes.unpack_tiles64(got, out.view(np.uint64))
-    np.testing.assert_array_equal(out, grid == 1)
+    for stream in (False, True):  # ordinary and streaming stores write the same cells
+        out = np.full_like(grid, 7)
+        bitpack_lanes.unpack_tiles64(got, out.view(np.uint64), stream)
+        np.testing.assert_array_equal(out, grid == 1)
 
 
 @pytest.mark.parametrize("kind", ["torus", "plane"])

@@ -55,6 +55,7 @@ from .bitpack_circuit import (
     planes_key,
 )
 from .lanes_layout import BYTE_HIGH, BYTE_LOW, LANES, TILES, groups_side_by_side, l2_bytes, use_lanes, use_tiles
+from .streaming import store_streaming, streams
 
 _TEMPLATE_VERSION = "7"
 
@@ -627,8 +628,6 @@ def advance_lanes(cells: np.ndarray, table: bytes, torus: bool, generations: int
     return out
 
 
-
-
 @njit(cache=True)
 def _pack_tile_row(grid: np.ndarray, row: np.ndarray, y: int, th: int, tw: int) -> None:
     """Row ``y`` of every tile of ``grid`` into lane row ``row`` (ORed in, cell by cell: 1 is alive)."""
@@ -770,13 +769,14 @@ def pack_tiles64(grid64: np.ndarray, grid: np.ndarray, lanes: np.ndarray) -> Non
 
 
 @njit(cache=True, parallel=True)
-def unpack_tiles64(lanes: np.ndarray, grid64: np.ndarray) -> None:
+def unpack_tiles64(lanes: np.ndarray, grid64: np.ndarray, stream: bool) -> None:
     """:func:`unpack_tiles` for widths that are multiples of 64 into ``grid64``, the ``(H, W)``
     uint8 output viewed as ``(H, W / 8)`` uint64: per lane row, the inverse byte transposes into
     one scratch row per tile row, then each tile's cells by a shift and a mask, a contiguous run of
     words at a time (vector loads and stores; writing the eight words of a transpose straight to
     their eight tiles' rows, a word at a time, took twice as long: 0.73 against 0.37 ms at 4096^2
-    on two threads)."""
+    on two threads). ``stream``: the output's words go out as streaming stores
+    (:mod:`.streaming`), for outputs bigger than the caches."""
     th = lanes.shape[0] - 2
     tw = lanes.shape[1] - 2
     tw8 = tw // 8
@@ -800,10 +800,15 @@ def unpack_tiles64(lanes: np.ndarray, grid64: np.ndarray) -> None:
             out = grid64[ty * th + y]
             cells = rows[ty]
             for tx in range(8):
-                tile = out[tx * tw8:(tx + 1) * tw8]
                 shift = np.uint64(tx)
-                for i in range(tw8):
-                    tile[i] = (cells[i] >> shift) & low
+                if stream:
+                    base = tx * tw8
+                    for i in range(tw8):
+                        store_streaming(out, base + i, (cells[i] >> shift) & low)
+                else:
+                    tile = out[tx * tw8:(tx + 1) * tw8]
+                    for i in range(tw8):
+                        tile[i] = (cells[i] >> shift) & low
 
 
 @njit(cache=True)
@@ -948,11 +953,12 @@ def advance_tiled(cells: np.ndarray, table: bytes, torus: bool, generations: int
     th, tw = height // TILES, width // TILES
     with numba_threads_capped(numba) as threads:  # a barrier per region stalls on cores others hold
         plan = tile_plan(module, th, tw, threads, generations, depth, strip, chunk)
+        stream = streams(out.nbytes, threads)  # an output this big is out of cache by the time it is read
         for b in range(batch):
             src = np.zeros((th + 2, tw + 2), dtype=np.uint64)
             pack_grid(cells[b], src)
             src, _ = step_tiles(module, src, np.zeros_like(src), torus, generations, plan)
-            unpack_grid(src, out[b])
+            unpack_grid(src, out[b], stream)
     return out
 
 
@@ -965,10 +971,11 @@ def pack_grid(grid: np.ndarray, lanes: np.ndarray) -> None:
         pack_tiles(grid, lanes)
 
 
-def unpack_grid(lanes: np.ndarray, grid: np.ndarray) -> None:
-    """The inverse of :func:`pack_grid` into the C-contiguous ``(H, W)`` uint8 ``grid``."""
+def unpack_grid(lanes: np.ndarray, grid: np.ndarray, stream: bool = False) -> None:
+    """The inverse of :func:`pack_grid` into the C-contiguous ``(H, W)`` uint8 ``grid``; ``stream``
+    (widths that are multiples of 64): with streaming stores (:func:`.streaming.streams`)."""
     if grid.shape[1] % (8 * TILES) == 0:
-        unpack_tiles64(lanes, grid.view(np.uint64))
+        unpack_tiles64(lanes, grid.view(np.uint64), stream)
     else:
         unpack_tiles(lanes, grid)
 
