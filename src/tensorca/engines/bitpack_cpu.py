@@ -77,8 +77,9 @@ from .bitpack_circuit import (
 )
 from .bitpack_columns import bs_columns, change_bits, from_columns, table_columns, to_columns
 from .bitpack_lanes import advance_lanes, advance_tiled
-from .bitpack_pack import last_word_mask, n_words, pack, unpack
+from .bitpack_pack import last_word_mask, n_words, unpack
 from .lanes_layout import runs_tiled, use_lanes
+from .row_packing import pack_alive
 
 _TEMPLATE_VERSION = "7"
 
@@ -666,7 +667,7 @@ class BitpackCpuEngine(Engine):
             if out is not None:
                 return out
         _, _, width = cells.shape
-        words = pack(cells == 1, 64)
+        words = pack_alive(cells)
         out = advance_packed(words, width, rule, torus, generations)
         return unpack(out, width)
 

@@ -52,6 +52,7 @@ from .bitpack_circuit import (
     why_not_bitpack,
 )
 from .bitpack_pack import last_word_mask, n_words, pack, unpack
+from .row_packing import pack_alive
 
 _TEMPLATE_VERSION = "1"
 
@@ -98,7 +99,7 @@ def pack_states(cells: np.ndarray, n_states: int) -> np.ndarray:
     b, h, w = cells.shape
     wp = n_words(w, 64)
     out = np.empty((b, h, (1 + k) * wp), dtype=np.uint64)
-    out[:, :, :wp] = pack(cells == 1, 64)
+    out[:, :, :wp] = pack_alive(cells)
     for i in range(k):
         out[:, :, (1 + i) * wp : (2 + i) * wp] = pack(value & np.uint8(1 << i), 64)
     return out
