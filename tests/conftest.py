@@ -52,6 +52,16 @@ def check_rule_error(text: str, position: int, *words: str) -> None:
         assert w.lower() in msg.lower(), msg
 
 
+@pytest.fixture(autouse=True)
+def _auto_starts_fresh():
+    """Each test sees ``auto`` as a new process does: no one-time costs declined before
+    (:func:`tensorca.costmodel._rent_or_buy` keeps a per-process account of them)."""
+    from tensorca import costmodel
+
+    costmodel._FORGONE.clear()
+    yield
+
+
 @pytest.fixture(scope="session")
 def golden() -> dict[str, dict]:
     return {case["name"]: case for case in golden_cases()}

@@ -188,3 +188,75 @@ def test_numpy_fallback_for_a_large_job_names_the_fast_extra(fresh_suggestions, 
     with pytest.warns(costmodel.PerformanceWarning, match=r"bitpack-cpu.*numba.*pip install 'tensorca\[fast\]'"):
         choice = costmodel.choose(parse_rule("B3/S23"), Topology.torus(1024, 1024), 1, (1024, 1024), 20000)
     assert choice.engine == "numpy"
+
+
+# --- repeated small runs: rent, then buy ----------------------------------------------------------
+
+
+def _prediction(engine, per_run, once=0.0):
+    parts = {"import": once / 2, "compile": once / 2, "compute": per_run}
+    return costmodel.Prediction(engine, "cpu", per_run + once, parts)
+
+
+def test_repeated_runs_pay_a_one_time_cost_once_it_has_been_forgone(monkeypatch):
+    """NumPy at 5 ms a run against bitpack-cpu at 0.5 ms once its 0.2 s import and compile are
+    paid: ``auto`` stays on NumPy until the runs it gave NumPy would have saved 0.2 s on
+    bitpack-cpu (45 runs of 4.5 ms), then switches and says why; the total stays within twice the
+    best in hindsight."""
+    fixed = [_prediction("numpy", 0.005), _prediction("bitpack-cpu", 0.0005, once=0.2)]
+    monkeypatch.setattr(costmodel, "rank", lambda *args, **kwargs: list(fixed))
+    rule, torus = parse_rule("B3/S23"), Topology.torus(1024, 1024)
+    picks = [costmodel.choose(rule, torus, 1, (1024, 1024), 1) for _ in range(60)]
+    engines = [choice.engine for choice in picks]
+    assert engines[:44] == ["numpy"] * 44 and engines[44] == "bitpack-cpu"
+    assert "would have saved 0.203 s on bitpack-cpu" in picks[44].describe()
+    assert picks[44].predictions[0].engine == "bitpack-cpu" and not picks[0].reason
+    paid = 44 * 0.005 + 0.2 + 0.0005
+    assert paid <= 2 * (0.2 + 45 * 0.0005)
+
+
+def test_no_switch_when_the_warm_engine_is_not_faster_and_accounts_are_per_rule(monkeypatch):
+    fixed = [_prediction("numpy", 0.005), _prediction("bitpack-cpu", 0.006, once=0.01)]
+    monkeypatch.setattr(costmodel, "rank", lambda *args, **kwargs: list(fixed))
+    torus = Topology.torus(64, 64)
+    assert {costmodel.choose(parse_rule("B3/S23"), torus, 1, (64, 64), 1).engine for _ in range(50)} == {"numpy"}
+    fixed[1] = _prediction("bitpack-cpu", 0.001, once=0.0199)  # 4 ms saved a run: the fifth run buys
+    assert [costmodel.choose(parse_rule("B36/S23"), torus, 1, (64, 64), 1).engine for _ in range(5)] == \
+        ["numpy"] * 4 + ["bitpack-cpu"]
+    assert costmodel.choose(parse_rule("B2/S"), torus, 1, (64, 64), 1).engine == "numpy"  # a new rule's own account
+
+
+def test_an_engine_that_cannot_run_the_rule_is_never_bought(monkeypatch):
+    fixed = [_prediction("numpy", 0.005), _prediction("bitpack-cpu", 0.0005, once=0.001)]
+    monkeypatch.setattr(costmodel, "rank", lambda *args, **kwargs: list(fixed))
+    rule = parse_rule("R2,C0,M1,S4..6,B5..6,NM")  # range 2: not a 3x3 rule
+    picks = {costmodel.choose(rule, Topology.torus(64, 64), 1, (64, 64), 1).engine for _ in range(10)}
+    assert picks == {"numpy"}
+
+
+def test_a_loop_of_one_generation_runs_moves_to_the_fast_engine():
+    """For real, in a new process: a 512^2 grid stepped a generation a call under ``auto`` starts on
+    NumPy (bitpack-cpu's import and kernels not yet paid) and ends on bitpack-cpu, the same cells
+    as the reference all the way. (bitpack-cpu's one-time costs are priced at 20 ms each here, so
+    that the switch comes within the 200 runs whether or not the kernels are compiled yet.)"""
+    code = (
+        "import dataclasses, numpy as np, tensorca\n"
+        "from tensorca import costmodel\n"
+        "real = costmodel.costs\n"
+        "def costs(key):\n"
+        "    c = real(key)\n"
+        "    if key != 'bitpack-cpu@cpu':\n"
+        "        return c\n"
+        "    return dataclasses.replace(c, import_s=0.02, load_s=0.02, compile_s=0.02)\n"
+        "costmodel.costs = costs\n"
+        "rule = tensorca.parse_rule('B3/S23')\n"
+        "grid = tensorca.random_soup(512, 512, seed=3)\n"
+        "want = grid.copy()\n"
+        "first = tensorca.explain(grid, rule, 1).engine\n"
+        "for _ in range(200):\n"
+        "    grid = tensorca.run(grid, rule, 1)\n"
+        "    want = tensorca.run(want, rule, 1, backend='numpy')\n"
+        "print(first, tensorca.explain(grid, rule, 1).engine, bool((grid == want).all()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["numpy", "bitpack-cpu", "True"], done.stdout + done.stderr

@@ -10,7 +10,8 @@ from tensorca.engines.bitpack_pack import pack  # noqa: E402
 from tensorca.engines.row_packing import pack_alive  # noqa: E402
 
 
-@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 63), (2, 5, 64), (1, 4, 65), (3, 7, 130), (2, 16, 256), (1, 2, 1000)])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 63), (2, 5, 64), (1, 4, 65), (3, 7, 130), (2, 16, 256),
+                                   (1, 2, 1000)])
 def test_pack_alive_matches_numpy(shape):
     rng = np.random.default_rng(sum(shape))
     cells = rng.integers(0, 4, size=shape, dtype=np.uint8)  # states 2 and 3 are not alive
