@@ -28,4 +28,4 @@ def test_pack_alive_reads_views_and_other_dtypes_like_numpy():
     wide = cells.astype(np.int64)
     wide[0, 0, 0] = 257  # a uint8 cast would make it 1; it is not alive
     np.testing.assert_array_equal(pack_alive(wide), pack(wide == 1, 64))
-    assert not pack_alive(wide)[0, 0, 0] & 1
+    assert not pack_alive(wide)[0, 0, 0] & np.uint64(1)
