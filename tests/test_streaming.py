@@ -15,6 +15,7 @@ from tensorca.engines.lanes_layout import l2_bytes  # noqa: E402
 def _fill(out, values, start):
     for i in range(values.shape[0]):
         streaming.store_streaming(out, start + i, values[i])
+    streaming.fence_streaming()
 
 
 @pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.uint8, np.float64])

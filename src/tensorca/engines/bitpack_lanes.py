@@ -55,7 +55,7 @@ from .bitpack_circuit import (
     planes_key,
 )
 from .lanes_layout import BYTE_HIGH, BYTE_LOW, LANES, TILES, groups_side_by_side, l2_bytes, use_lanes, use_tiles
-from .streaming import store_streaming, streams
+from .streaming import fence_streaming, store_streaming, streams
 
 _TEMPLATE_VERSION = "7"
 
@@ -809,6 +809,8 @@ def unpack_tiles64(lanes: np.ndarray, grid64: np.ndarray, stream: bool) -> None:
                     tile = out[tx * tw8:(tx + 1) * tw8]
                     for i in range(tw8):
                         tile[i] = (cells[i] >> shift) & low
+        if stream:
+            fence_streaming()
 
 
 @njit(cache=True)

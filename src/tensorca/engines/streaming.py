@@ -54,6 +54,21 @@ def store_streaming(typingctx: Any, array: Any, index: Any, value: Any) -> Any:
     return signature, codegen
 
 
+@intrinsic
+def fence_streaming(typingctx: Any) -> Any:
+    """A full memory fence (LLVM's ``fence seq_cst``), in Numba-compiled code: the streaming stores
+    before it, which x86 orders weakly, are visible to every thread before any memory operation
+    after it (on x86 a locked instruction, which drains the write-combining buffers). A writer
+    calls it once its streaming stores are done, rather than rely on how the threads meet."""
+    signature = types.void()
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
 def streams(nbytes: int, threads: int) -> bool:
     """Whether an output of ``nbytes`` written by ``threads`` threads should take streaming stores:
     when it is larger than those threads' L2 caches together (:func:`.lanes_layout.l2_bytes` each),
@@ -61,4 +76,4 @@ def streams(nbytes: int, threads: int) -> bool:
     return nbytes > max(1, threads) * l2_bytes()
 
 
-__all__ = ["store_streaming", "streams"]
+__all__ = ["fence_streaming", "store_streaming", "streams"]
