@@ -591,11 +591,12 @@ def kernel_state(rule: Rule, engine_name: str) -> str:
     elif why_not_bitpack(spec, Topology.plane(1, 1)) is not None:
         return "none"
     else:
-        expression = kernel_key(engine_name, rule_table(spec))
+        table = rule_table(spec)
+        expression = kernel_key(engine_name, table)
         if engine_name == "bitpack-cpu":  # batches run the lane kernels: the readier of the two
             from .bitpack_bdd import table_circuit
 
-            lanes = _module_state("bitpack-lanes", planes_key(table_circuit(rule_table(spec))))
+            lanes = _module_state("bitpack-lanes", planes_key(table_circuit(table)))
             return min(lanes, _module_state(engine_name, expression), key=_READINESS.index)
     return _module_state(engine_name, expression)
 
