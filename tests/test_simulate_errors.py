@@ -257,3 +257,16 @@ def test_loader_bench_caps_workers():
 def test_every_error_here_is_a_tensorca_error():
     for cls in (UsageError, EngineError, MissingDependencyError, MemoryBudgetError, GridError):
         assert issubclass(cls, TensorcaError)
+
+
+@pytest.mark.parametrize("backend", ["auto", "numpy", "bitpack-cpu"])
+def test_a_state_out_of_range_is_named_by_the_callers_own_index(backend):
+    grid = np.zeros((6, 9), np.uint8)
+    grid[4, 7] = 2
+    with pytest.raises(GridError, match=r"cell \(4, 7\) holds state 2, but rule 'B3/S23' has only 2 states"):
+        run(grid, "B3/S23", 1, backend=backend)
+    batch = np.zeros((3, 6, 9), np.uint8)
+    batch[1, 0, 8] = 5
+    with pytest.raises(GridError, match=r"cell \(1, 0, 8\) holds state 5"):
+        run(batch, "B3/S23", 1, backend=backend)
+    assert run(grid % 2, "B3/S23", 1, backend=backend).shape == (6, 9)  # in range: runs

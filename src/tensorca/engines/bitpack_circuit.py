@@ -449,6 +449,7 @@ _LOADED: dict[tuple[str, str], ModuleType] = {}
 _LOCK = threading.Lock()
 
 
+@lru_cache(maxsize=256)  # asked on every engine call; sources come from cached formatting
 def module_name(prefix: str, source: str, version: str) -> str:
     """The module name (and file stem) :func:`load_generated_module` gives ``source``."""
     digest = hashlib.sha256((version + "\0" + source).encode()).hexdigest()[:16]

@@ -231,7 +231,7 @@ def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Re
         engine, run_device = select_engine(request.backend, rule_value, topo, (dims[0], *shape), generations,
                                            data_device=data_device(batch), device=request.device,
                                            calls=_calls(generations, request))
-    checks.check_states(batch, rule_value)
+    checks.check_states(cells, rule_value)  # the caller's own shape, so the index it names is theirs
     if getattr(grid, "requires_grad", False) and engine.array_module != "torch":
         raise UsageError(f"the grid requires grad, but engine {engine.name!r} computes on NumPy arrays and would drop "
                          "the autograd graph; use backend='torch'")
