@@ -306,7 +306,7 @@ def test_dtypes_come_back_and_mixing_is_refused():
         tensorca.run(grid * 2, ORBIUM, 1)
     bad = grid.copy()
     bad[3, 4] = np.nan
-    with pytest.raises(GridError, match=r"cell \(0, 3, 4\)"):
+    with pytest.raises(GridError, match=r"cell \(3, 4\) holds nan"):  # the (H, W) grid's own index
         tensorca.run(bad, ORBIUM, 1)
 
 
