@@ -365,7 +365,8 @@ def _predict_tree(engine: str, device: str, c: EngineCost, rule: Rule, shape: tu
 
 @dataclasses.dataclass
 class Choice:
-    """What ``auto`` chose, and every prediction it compared (fastest first)."""
+    """What ``auto`` chose, and every prediction it compared: fastest first, except that an engine
+    bought for repeated runs (:func:`_rent_or_buy`, ``reason``) comes first."""
 
     engine: str
     device: str
