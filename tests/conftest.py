@@ -55,10 +55,12 @@ def check_rule_error(text: str, position: int, *words: str) -> None:
 @pytest.fixture(autouse=True)
 def _auto_starts_fresh():
     """Each test sees ``auto`` as a new process does: no one-time costs declined before
-    (:func:`tensorca.costmodel._rent_or_buy` keeps a per-process account of them)."""
+    (:func:`tensorca.costmodel._rent_or_buy` keeps a per-process account of them) and no decision
+    remembered (:data:`tensorca.costmodel._DECISIONS`)."""
     from tensorca import costmodel
 
     costmodel._FORGONE.clear()
+    costmodel._DECISIONS.clear()
     yield
 
 

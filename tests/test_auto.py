@@ -204,7 +204,7 @@ def test_repeated_runs_pay_a_one_time_cost_once_it_has_been_forgone(monkeypatch)
     bitpack-cpu (45 runs of 4.5 ms), then switches and says why; the total stays within twice the
     best in hindsight."""
     fixed = [_prediction("numpy", 0.005), _prediction("bitpack-cpu", 0.0005, once=0.2)]
-    monkeypatch.setattr(costmodel, "rank", lambda *args, **kwargs: list(fixed))
+    monkeypatch.setattr(costmodel, "_predict_all", lambda *args, **kwargs: list(fixed))
     rule, torus = parse_rule("B3/S23"), Topology.torus(1024, 1024)
     picks = [costmodel.choose(rule, torus, 1, (1024, 1024), 1) for _ in range(60)]
     engines = [choice.engine for choice in picks]
@@ -217,7 +217,7 @@ def test_repeated_runs_pay_a_one_time_cost_once_it_has_been_forgone(monkeypatch)
 
 def test_no_switch_when_the_warm_engine_is_not_faster_and_accounts_are_per_rule(monkeypatch):
     fixed = [_prediction("numpy", 0.005), _prediction("bitpack-cpu", 0.006, once=0.01)]
-    monkeypatch.setattr(costmodel, "rank", lambda *args, **kwargs: list(fixed))
+    monkeypatch.setattr(costmodel, "_predict_all", lambda *args, **kwargs: list(fixed))
     torus = Topology.torus(64, 64)
     assert {costmodel.choose(parse_rule("B3/S23"), torus, 1, (64, 64), 1).engine for _ in range(50)} == {"numpy"}
     fixed[1] = _prediction("bitpack-cpu", 0.001, once=0.0199)  # 4 ms saved a run: the fifth run buys
@@ -228,7 +228,7 @@ def test_no_switch_when_the_warm_engine_is_not_faster_and_accounts_are_per_rule(
 
 def test_an_engine_that_cannot_run_the_rule_is_never_bought(monkeypatch):
     fixed = [_prediction("numpy", 0.005), _prediction("bitpack-cpu", 0.0005, once=0.001)]
-    monkeypatch.setattr(costmodel, "rank", lambda *args, **kwargs: list(fixed))
+    monkeypatch.setattr(costmodel, "_predict_all", lambda *args, **kwargs: list(fixed))
     rule = parse_rule("R2,C0,M1,S4..6,B5..6,NM")  # range 2: not a 3x3 rule
     picks = {costmodel.choose(rule, Topology.torus(64, 64), 1, (64, 64), 1).engine for _ in range(10)}
     assert picks == {"numpy"}
@@ -260,3 +260,33 @@ def test_a_loop_of_one_generation_runs_moves_to_the_fast_engine():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["numpy", "bitpack-cpu", "True"], done.stdout + done.stderr
+
+
+def test_a_repeated_job_is_decided_once_until_something_it_depends_on_changes(cache_dir, monkeypatch):
+    """The same job again takes the remembered decision; a new calibration file, a framework
+    imported or an engine registered since makes ``auto`` rank the engines again."""
+    real = costmodel._predict_all
+    ranked = []
+    monkeypatch.setattr(costmodel, "_predict_all", lambda *args, **kwargs: ranked.append(1) or real(*args, **kwargs))
+    rule, torus = parse_rule("B3/S23"), Topology.torus(64, 64)
+    first = costmodel.choose(rule, torus, 1, (64, 64), 10)
+    again = costmodel.choose(rule, torus, 1, (64, 64), 10)
+    assert len(ranked) == 1 and (again.engine, again.predictions) == (first.engine, first.predictions)
+    costmodel.choose(rule, torus, 1, (64, 64), 11)  # another job
+    assert len(ranked) == 2
+    costmodel.save_calibration({"numpy@cpu": {"cell_s": 1e-9}})
+    costmodel.choose(rule, torus, 1, (64, 64), 10)
+    assert len(ranked) == 3
+    imports = costmodel._imports  # numpy's framework, as if it were one to import: then imported
+    monkeypatch.setattr(costmodel, "_imports", lambda name: "tensorca_not_yet" if name == "numpy" else imports(name))
+    costmodel.choose(rule, torus, 1, (64, 64), 10)
+    assert len(ranked) == 3
+    monkeypatch.setitem(sys.modules, "tensorca_not_yet", sys)
+    costmodel.choose(rule, torus, 1, (64, 64), 10)
+    assert len(ranked) == 4
+    registry.register_lazy(EngineInfo("another", "tensorca_no_such_module:Engine", requires=()))
+    try:
+        costmodel.choose(rule, torus, 1, (64, 64), 10)
+        assert len(ranked) == 5
+    finally:
+        registry.unregister("another")

@@ -477,22 +477,29 @@ def choose(
     (once per engine and process) names the command that installs it.
     """
     job = Job(rule, topology, batch, shape, generations, data_device, device, calls, population)
-    checked = []
-    chosen = None
-    for p in rank(rule, topology, batch, shape, generations, data_device=data_device, device=device, calls=calls,
-                  population=population):
-        if chosen is not None:
-            checked.append(p)
-            continue
-        ok, note = _really_supports(p, rule, job.check)
-        if ok:
-            chosen = p
-            checked.append(p)
-        else:
-            checked.append(dataclasses.replace(p, supported=False, note=note))
-    if chosen is None:
-        where = f" on {device}" if device else ""
-        raise EngineError(f"no engine{where} supports rule {rule.canonical()!r} on {topology}")
+    candidates = [(info, dev) for info in engine_infos() if info.auto for dev in devices_here(info)]
+    token = _state_token(job, candidates)
+    remembered = _remembered(job, token)
+    if remembered is not None:
+        chosen, checked = remembered
+    else:
+        checked = []
+        chosen = None
+        for p in _predict_all(candidates, job):
+            if chosen is not None:
+                checked.append(p)
+                continue
+            ok, note = _really_supports(p, rule, job.check)
+            if ok:
+                chosen = p
+                checked.append(p)
+            else:
+                checked.append(dataclasses.replace(p, supported=False, note=note))
+        if chosen is None:
+            where = f" on {device}" if device else ""
+            raise EngineError(f"no engine{where} supports rule {rule.canonical()!r} on {topology}")
+        _remember(job, token, chosen, checked)
+    checked = list(checked)
     reason = ""
     bought = _rent_or_buy(chosen, checked, rule, job.check)
     if bought is not None:
@@ -500,6 +507,45 @@ def choose(
         checked = [chosen] + [p for p in checked if (p.engine, p.device) != (chosen.engine, chosen.device)]
     _warn_if_missing_engine_would_win(chosen, job)
     return Choice(chosen.engine, chosen.device, checked, reason)
+
+
+#: Decisions of :func:`choose` by job, each with the :func:`_state_token` it was made under: a
+#: notebook repeats the same job thousands of times, and ranking every engine again took 60 us a run.
+_DECISIONS: dict[Job, tuple[tuple, Prediction, list[Prediction]]] = {}
+#: At most this many jobs remembered (then the memory starts again).
+_DECISIONS_KEPT = 256
+
+
+def _state_token(job: Job, candidates: list[tuple[EngineInfo, str]]) -> tuple:
+    """Everything besides the job that a ranking depends on and that can change in a process: the
+    candidates (the registry, what is installed), the calibration file, which frameworks are
+    imported and the state of the rule's compiled kernels."""
+    try:
+        calibration = calibration_path().stat().st_mtime
+    except OSError:
+        calibration = None
+    engines = tuple((id(info), dev) for info, dev in candidates)
+    imported = tuple(_imports(info.name) in sys.modules for info, _ in candidates)
+    kernels = tuple(info.kernel_state(job.rule) if info.kernel_state is not None else "" for info, _ in candidates)
+    return calibration, engines, imported, kernels
+
+
+def _remembered(job: Job, token: tuple) -> tuple[Prediction, list[Prediction]] | None:
+    """``(chosen, predictions)`` decided for ``job`` under ``token`` before, or None."""
+    try:
+        entry = _DECISIONS.get(job)
+    except TypeError:  # a rule holding arrays (Lenia's kernels) has no hash: decided every time
+        return None
+    return (entry[1], entry[2]) if entry is not None and entry[0] == token else None
+
+
+def _remember(job: Job, token: tuple, chosen: Prediction, predictions: list[Prediction]) -> None:
+    if len(_DECISIONS) >= _DECISIONS_KEPT:
+        _DECISIONS.clear()
+    try:
+        _DECISIONS[job] = (token, chosen, list(predictions))
+    except TypeError:
+        pass
 
 
 #: Ski rental (see :func:`_rent_or_buy`): by ``(engine, device, rule)``, the seconds that the runs
