@@ -433,7 +433,12 @@ def rank(
     plane (the quadtree engine's estimate uses it).
     """
     job = Job(rule, topology, batch, shape, generations, data_device, device, calls, population)
-    return _predict_all([(info, dev) for info in engine_infos() if info.auto for dev in devices_here(info)], job)
+    return _predict_all(_candidates(), job)
+
+
+def _candidates() -> list[tuple[EngineInfo, str]]:
+    """Every ``(engine facts, device kind)`` pair ``auto`` may use here."""
+    return [(info, dev) for info in engine_infos() if info.auto for dev in devices_here(info)]
 
 
 def _predict_all(candidates: list[tuple[EngineInfo, str]], job: Job, kernels: str | None = None) -> list[Prediction]:
@@ -477,7 +482,7 @@ def choose(
     (once per engine and process) names the command that installs it.
     """
     job = Job(rule, topology, batch, shape, generations, data_device, device, calls, population)
-    candidates = [(info, dev) for info in engine_infos() if info.auto for dev in devices_here(info)]
+    candidates = _candidates()
     token = _state_token(job, candidates)
     remembered = _remembered(job, token)
     if remembered is not None:
