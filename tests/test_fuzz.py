@@ -1,5 +1,6 @@
-"""Fuzzing every parser of user input (issue 11): pattern readers (plain and gzip), rules, rule specs,
-topologies and checkpoints. Whatever the input, only a typed :class:`TensorcaError` may escape, and
+"""Fuzzing every parser of user input (issue 11): pattern readers (plain and gzip, MCell included),
+rules, rule specs, topologies, checkpoints, Golly rule files, apgsearch hauls, apgcodes and Lenia
+creature files. Whatever the input, only a typed :class:`TensorcaError` may escape, and
 each example stays within a memory bound (NumPy allocations are visible to tracemalloc).
 
 The strategies carry structure (valid headers, valid files with mutated tokens, huge and Unicode
@@ -21,7 +22,11 @@ from hypothesis import strategies as st
 
 import tensorca
 from tensorca import checkpoint as ckpt
-from tensorca.errors import CheckpointError, PatternError, TensorcaError
+from tensorca.analysis import decode as decode_apgcode
+from tensorca.errors import CheckpointError, PatternError, RuleError, TensorcaError, UsageError
+from tensorca.io.haul import Haul, HaulError, parse_haul
+from tensorca.lenia import animal_entry, creature, decode_cells, load_animals
+from tensorca.rules.ruleloader import rule_from_text
 from tensorca.topology import parse_topology
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -40,7 +45,8 @@ numbers = st.one_of(
 )
 junk = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
 RULES = ["B3/S23", "23/3", "B36/S23:T20,20", "/2/3", "345/2/4", "B2-a/S12", "R2,C0,M1,S4..6,B5..6,NM",
-         "B3/S23V", "B2/S3H", "W110", "LifeHistory", "B3/S23:P8,8", "B3/S23:K10*,10"]
+         "B3/S23V", "B2/S3H", "W110", "LifeHistory", "B3/S23:P8,8", "B3/S23:K10*,10", "WireWorld",
+         "R=13,T=10,b=[1],m=0.15,s=0.015,kn=1,gn=1", "B2n3/S23-qSuper"]
 rule_pieces = st.sampled_from(
     ["B", "S", "/", "V", "H", "W", "R", "C", "M", "N", "NM", "NN", ",", "..", "-", ":", "T", "P", "K", "*", "+",
      "a", "c", "e", "i", "x", "³", "⁵", "٣", " ", "Generations", "G"]
@@ -71,8 +77,11 @@ def glider_files() -> dict[str, str]:
     }
 
 
-SEEDS = glider_files()
-FORMAT_OF = {"rle-multi": "rle", "macrocell-multi": "macrocell"}
+# MCell files are read, not written: two by hand (a bounded Life torus; WireWorld's states).
+MCELL = "#MCell 4.20\n#GAME Life\n#RULE 1,0,0,0,0,0,1,0,0,0,0,0,0,0,0,1,1\n#BOARD 40x30\n#WRAP 1\n#D g\n#L .A$2.A$3A\n"
+MCELL_MULTI = "#MCell 4.20\n#GOLLY WireWorld\n#L .A.B$3C$2.A\n"
+SEEDS = glider_files() | {"mcl": MCELL, "mcl-multi": MCELL_MULTI}
+FORMAT_OF = {"rle-multi": "rle", "macrocell-multi": "macrocell", "mcl-multi": "mcl"}
 
 
 @st.composite
@@ -189,7 +198,7 @@ HOSTILE_FILES = [
 
 
 @FUZZ_MORE
-@given(text=pattern_texts, format=st.sampled_from([None, "rle", "cells", "life105", "life106", "macrocell"]))
+@given(text=pattern_texts, format=st.sampled_from([None, "rle", "cells", "life105", "life106", "macrocell", "mcl"]))
 def test_readers_raise_only_pattern_errors(text, format):
     pattern = only_raises(PatternError, lambda: tensorca.loads(text, format, **BUDGET))
     if pattern is not None:
@@ -333,3 +342,231 @@ def test_checkpoints_raise_only_checkpoint_errors(scratch, checkpoints, which, e
     saved = only_raises(CheckpointError, lambda: ckpt.load(path))
     if saved is not None:
         only_raises(TensorcaError, lambda: tensorca.resume(path, 2, backend="numpy"))
+
+
+HOSTILE_MCELL = [
+    "#MCell\n#L " + "9" * 5000 + "A",  # a count summed digit by digit, then printed: ValueError
+    "#MCell\n#L 3." + "9" * 12 + "A",  # a run past the budget
+    "#MCell\n#L 1000A$999$A\n#L 2000A",  # a box past the budget, two lines on
+    "#MCell\n#BOARD 99999999999x99999999999\n#L A",
+    "#MCell\n#BOARD 4x4\n#L 9A",
+    "#MCell\n#L aZ",
+    "#MCell\n#L j",
+    "#MCell\n#GOLLY \u0663\n#L A",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_MCELL)
+def test_known_hostile_mcell_files_raise_pattern_errors(text):
+    with pytest.raises(PatternError, match=r"<string>:\d+:\d+: |<string>: the MCell pattern"):
+        bounded(lambda: tensorca.loads(text, "mcl", **BUDGET))
+
+
+def test_mcell_runs_are_not_held_in_memory():
+    """200,000 runs on one line: read in two passes (extent, then fill), not kept as a list of runs,
+    which took 20 MB of tuples for this 400 KB text."""
+    text = "#MCell\n#L " + "A." * 200_000
+    tracemalloc.start()
+    try:
+        pattern = tensorca.loads(text, "mcl", **BUDGET)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert pattern.cells.shape == (1, 399_999) and pattern.cells.sum() == 200_000
+    assert peak < 8 << 20, f"peak {peak} bytes"
+
+
+# --- token edits, for the formats below ------------------------------------------------------------
+
+
+@st.composite
+def edited(draw, seeds: list[str], tokens: list[str]) -> str:
+    """One of ``seeds`` with a few edits: a format token or a number put in, a span deleted or
+    repeated (the formats below have their own vocabulary, which random text seldom hits)."""
+    text = draw(st.sampled_from(seeds))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["replace", "insert", "delete", "duplicate"]))
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + 12)))
+        piece = draw(st.one_of(st.sampled_from(tokens), numbers, junk))
+        if kind == "replace":
+            text = text[:i] + piece + text[j:]
+        elif kind == "insert":
+            text = text[:i] + piece + text[i:]
+        elif kind == "delete":
+            text = text[:i] + text[j:]
+        else:
+            text = text[:j] + text[i:j] * draw(st.integers(1, 50)) + text[j:]
+    return text
+
+
+# --- Golly rule files ------------------------------------------------------------------------------
+
+
+RULE_FILES = [
+    (Path(tensorca.__file__).parent / "data" / "rules" / name).read_text(encoding="utf-8")
+    for name in ("WireWorld.rule", "Langtons-Ant.rule")
+] + ["""@RULE ShiftDown
+@TREE
+num_states=2
+num_neighbors=4
+num_nodes=9
+1 0 0
+1 1 1
+2 0 0
+2 1 1
+3 2 2
+3 3 3
+4 4 4
+4 5 5
+5 6 7
+@COLORS
+0 0 0 0
+1 255 255 255
+@NAMES
+0 dead
+1 alive
+@ICONS
+XPM
+/* width height num_colors chars_per_pixel */
+"7 14 2 1"
+". c #000000"
+"A c #FFFFFF"
+"......."
+".AAAAA."
+".A...A."
+".A...A."
+".A...A."
+".AAAAA."
+"......."
+"......."
+".AAAAA."
+".A...A."
+".A...A."
+".A...A."
+".AAAAA."
+"......."
+"""]
+RULE_FILE_TOKENS = [
+    "@RULE ", "@TABLE\n", "@TREE\n", "@COLORS\n", "@NAMES\n", "@ICONS\n", "n_states:", "neighborhood:", "symmetries:",
+    "var ", "={", "}", ",", "\n", ":", "=", "num_states=", "num_neighbors=", "num_nodes=", "Moore", "vonNeumann",
+    "hexagonal", "oneDimensional", "none", "rotate4", "rotate8reflect", "permute", "reflect_horizontal", "XPM\n",
+    '"', "/*", "*/", "256", "255", "0", "-1", "16 16 2 1", "# ",
+]
+
+
+@FUZZ
+@given(text=st.one_of(edited(RULE_FILES, RULE_FILE_TOKENS), st.text(max_size=200)))
+def test_rule_files_raise_only_rule_errors(text):
+    rule = only_raises(RuleError, lambda: rule_from_text(text))
+    if rule is not None:
+        assert 2 <= rule.n_states <= 256
+
+
+@pytest.mark.parametrize("name", range(len(RULE_FILES)))
+def test_every_rule_file_seed_is_valid(name):
+    assert rule_from_text(RULE_FILES[name]).n_states >= 2
+
+
+# --- apgsearch hauls -------------------------------------------------------------------------------
+
+
+HAUL = Haul(root="k_abc123", rule="b3s23", symmetry="C1", num_soups=1000,
+            census={"xs4_33": 900, "xp2_7": 900, "xq4_153": 120}, samples={"xs4_33": ["1", "2"], "xq4_153": ["7"]},
+            version="v5.0").text()
+HAUL_TOKENS = ["@VERSION ", "@MD5 ", "@ROOT ", "@RULE ", "@SYMMETRY ", "@NUM_SOUPS ", "@NUM_OBJECTS ",
+               "@CENSUS TABLE\n", "@SAMPLE_SOUPIDS\n", "xs4_33 ", "xp2_7", "\n", " ", "\t", "payosha256:",
+               "yl144_1_16_afb5f3db909e60548f086e22ee3353ac"]
+
+
+@FUZZ
+@given(data=st.one_of(edited([HAUL], HAUL_TOKENS), st.text(max_size=200), st.binary(max_size=200)))
+def test_hauls_raise_only_haul_errors(data):
+    haul = only_raises(HaulError, lambda: parse_haul(data))
+    if haul is not None:
+        assert haul.num_objects == sum(haul.census.values())
+
+
+def test_the_haul_seed_is_valid():
+    assert parse_haul(HAUL).census["xs4_33"] == 900
+
+
+apgcodes = st.one_of(
+    st.tuples(st.sampled_from(["xs4_", "xp2_", "xq4_", "xs", "yl144_", "x", ""]),
+              st.text(alphabet="0123456789abcdefghijklmnopqrstuvwxyz_", max_size=40)).map("".join),
+    st.text(max_size=20),
+)
+
+
+@FUZZ_MORE
+@given(code=apgcodes)
+def test_apgcodes_decode_or_raise_usage_errors(code):
+    grid = only_raises(UsageError, lambda: decode_apgcode(code))
+    if grid is not None:
+        assert grid.dtype == np.uint8 and set(np.unique(grid)) <= {0, 1}
+
+
+def test_an_apgcode_naming_gigabytes_is_refused_before_allocating():
+    """Two characters name 35 empty columns and one a new strip: 200 KB once asked for 407 GiB."""
+    with pytest.raises(UsageError, match="250005 x 1750000 cells exceeds"):
+        bounded(lambda: decode_apgcode("xs4_" + "yv" * 50_000 + "z" * 50_000))
+
+
+# --- Lenia creature files (Chan's animals.json) ----------------------------------------------------
+
+
+LENIA = json.dumps([animal_entry(creature("O2u"), "O2u", "Orbium unicaudatus"),
+                    {"code": ">1", "name": "a section header"}])
+LENIA_TOKENS = ['"cells"', '"params"', '"code"', '"name"', '"animals"', '"R"', '"b"', "{", "}", "[", "]", ",", ":",
+                '"1,1/3"', "null", "true", "1e999", '"A"', '"yO"', '"99$"', '"4000$4000A"', "$", "!", "pA", "\\u0000"]
+LENIA_BUDGET = 1 << 16  # cells a creature may have here: a legitimate big world is tested in test_lenia
+
+
+@FUZZ
+@given(data=st.one_of(edited([LENIA], LENIA_TOKENS).map(lambda t: t.encode("utf-8", "surrogatepass")),
+                      st.binary(max_size=100)))
+def test_lenia_files_raise_only_pattern_errors(scratch, data):
+    path = scratch / "animals.json"
+    path.write_bytes(data)
+    animals = only_raises(PatternError, lambda: load_animals(path, max_cells=LENIA_BUDGET))
+    for pattern in (animals or {}).values():
+        assert pattern.cells.dtype == np.float64 and pattern.cells.size <= LENIA_BUDGET
+
+
+@FUZZ
+@given(text=st.one_of(edited([json.loads(LENIA)[0]["cells"]], ["$", "!", ".", "b", "o", "pA", "yO", "p", "Y", "A"]),
+                      st.text(max_size=60)))
+def test_lenia_cells_raise_only_pattern_errors(text):
+    cells = only_raises(PatternError, lambda: decode_cells(text, max_cells=LENIA_BUDGET))
+    if cells is not None:
+        assert cells.size <= LENIA_BUDGET and (cells.size == 0 or 0 <= cells.min() <= cells.max() <= 1)
+
+
+# Inputs that once escaped as bare exceptions or took gigabytes, always tried.
+HOSTILE_LENIA = [
+    b"\xbc|?\xb6",  # not UTF-8: UnicodeDecodeError
+    b"[" * 100_000 + b"]" * 100_000,  # RecursionError in json
+    json.dumps([{"code": 5, "name": "x", "params": {"R": 13}, "cells": "A"}]).encode(),  # a code that is no string
+    json.dumps([{"name": "x", "params": {"R": 13}, "cells": ["A"]}]).encode(),  # cells that are no string
+    json.dumps([{"name": "x", "params": [13], "cells": "A"}]).encode(),
+    json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "9" * 5000 + "A"}]).encode(),
+    json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "1000$1000A"}]).encode(),
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE_LENIA, ids=range(len(HOSTILE_LENIA)))
+def test_known_hostile_lenia_files_raise_pattern_errors(scratch, data):
+    path = scratch / "hostile.json"
+    path.write_bytes(data)
+    with pytest.raises(PatternError, match=str(path)):
+        bounded(lambda: load_animals(path, max_cells=LENIA_BUDGET))
+
+
+def test_lenia_cells_are_bounded_by_their_area_not_their_runs():
+    """Two runs can describe 16001 x 16000 cells: refused at the run that passes the budget, in
+    bounded memory, where the default budget (16 Mi cells) once let it allocate 2 GB."""
+    with pytest.raises(PatternError, match=r":1:7: Lenia cells of at least 16001 x 16000 exceed the cell budget"):
+        bounded(lambda: decode_cells("16000$16000A"))
+    assert bounded(lambda: decode_cells("255$255A", max_cells=256 * 255)).shape == (256, 255)
+    with pytest.raises(PatternError, match="run count of 5000 digits"):
+        decode_cells("9" * 5000 + "A")

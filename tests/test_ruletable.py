@@ -477,6 +477,12 @@ def test_mcell_letters_beyond_x_and_unbounded_patterns():
     assert pattern.cells.tolist() == [[0, 0, 25, 2], [24, 0, 0, 0]] and pattern.origin == (0, 0)
 
 
+def test_mcell_states_the_rule_lacks_become_one_as_in_golly():
+    """WireWorld has states 0..3: D (4) and jX (264) are read as 1, as Golly's reader (and MCell) do."""
+    pattern = tensorca.loads("#MCell 4.00\n#GOLLY WireWorld\n#L ACDjX\n")
+    assert pattern.cells.tolist() == [[1, 3, 1, 1]]
+
+
 def test_mcell_historical_life_becomes_life_history():
     text = "#MCell 4.00\n#RULE 1,0,1,0,0,0,1,0,0,0,0,0,0,2,2,1,1,2,2,2,2,2,0,2,2,2,1,2,2,2,2,2\n#L ABC\n"
     assert tensorca.loads(text).rule.canonical() == "LifeHistory"

@@ -18,7 +18,7 @@ order, over the 8 rotations and reflections of every phase of the object.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -26,6 +26,8 @@ from ..crop import crop
 from ..errors import UsageError
 
 CHARS = "0123456789abcdefghijklmnopqrstuvwxyz"
+#: Largest box :func:`decode` fills (objects are tiny; a hostile code can name gigabytes in kilobytes).
+MAX_DECODED_CELLS = 1 << 24
 
 
 def _runs_of_zeros(zeros: int) -> str:
@@ -113,29 +115,41 @@ def apgcode(phases: list[np.ndarray], kind: str, period: int = 1) -> str:
     raise UsageError(f"objects of kind {kind!r} have no apgcode")
 
 
-def decode_wechsler(text: str) -> np.ndarray:
-    """The ``(H, W)`` uint8 grid of an extended Wechsler string (the part after ``_``)."""
-    strips: list[list[int]] = []
-    for strip_text in text.split("z"):
-        columns: list[int] = []
-        i = 0
-        while i < len(strip_text):
-            ch = strip_text[i]
-            if ch == "w":
-                columns += [0, 0]
-            elif ch == "x":
-                columns += [0, 0, 0]
-            elif ch == "y":
-                i += 1
-                columns += [0] * (4 + CHARS.index(strip_text[i]))
-            else:
-                columns.append(CHARS.index(ch))
+def _columns(strip: str) -> Iterator[tuple[int, int]]:
+    """``(x, value)`` of every non-empty column of one strip's extended Wechsler text, and last
+    ``(width, 0)``; :class:`UsageError` for a character the format does not have."""
+    x = i = 0
+    while i < len(strip):
+        ch = strip[i]
+        if ch == "w":
+            x += 2
+        elif ch == "x":
+            x += 3
+        elif ch == "y":
             i += 1
-        strips.append(columns)
-    width = max((len(s) for s in strips), default=0)
+            if i == len(strip) or strip[i] not in CHARS:
+                raise UsageError(f"extended Wechsler 'y' needs a count 0-9a-z after it, in {strip[:40]!r}")
+            x += 4 + CHARS.index(strip[i])
+        elif ch in CHARS:
+            yield x, CHARS.index(ch)
+            x += 1
+        else:
+            raise UsageError(f"{ch!r} is not an extended Wechsler character, in {strip[:40]!r}")
+        i += 1
+    yield x, 0
+
+
+def decode_wechsler(text: str, max_cells: int = MAX_DECODED_CELLS) -> np.ndarray:
+    """The ``(H, W)`` uint8 grid of an extended Wechsler string (the part after ``_``), cropped to
+    its cells; :class:`UsageError` when its box would pass ``max_cells`` cells (measured before
+    anything is allocated: ``yz`` is 39 columns in two characters)."""
+    strips = text.split("z")
+    width = max(max(x for x, _ in _columns(strip)) for strip in strips)
+    if 5 * len(strips) * width > max_cells:
+        raise UsageError(f"extended Wechsler string of {5 * len(strips)} x {width} cells exceeds {max_cells} cells")
     grid = np.zeros((5 * len(strips), width), dtype=np.uint8)
-    for s, columns in enumerate(strips):
-        for x, value in enumerate(columns):
+    for s, strip in enumerate(strips):
+        for x, value in _columns(strip):
             for bit in range(5):
                 if value >> bit & 1:
                     grid[5 * s + bit, x] = 1

@@ -8,12 +8,20 @@ Rows shorter than the widest are padded with zeros; values are divided by 255.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import numpy as np
 
 from ..errors import PatternError
 
-#: At most this many cells are decoded (a creature is a few thousand).
+#: Default largest ``H * W`` decoded (a creature is a few thousand cells; 16 Mi float64 cells are 128 MiB).
 MAX_CELLS = 1 << 24
+
+_COUNT = re.compile(r"[0-9]*")
+_CODE = re.compile(r"[p-y][A-X]|[.bo$!A-X]")
+#: A count with more digits than the largest budget is refused before ``int()`` reads it.
+_COUNT_DIGITS = 19
 
 
 def level(code: str) -> int:
@@ -27,48 +35,61 @@ def level(code: str) -> int:
     return (ord(code[0]) - ord("p")) * 24 + (ord(code[1]) - ord("A") + 25)
 
 
-def _runs(text: str, source: str) -> list[tuple[int, str]]:
-    """``(count, code)`` runs of ``text``; :class:`PatternError` with the column of a bad character."""
-    runs: list[tuple[int, str]] = []
-    pos, total = 0, 0
+def _runs(text: str, source: str) -> Iterator[tuple[int, str, int]]:
+    """``(count, code, column)`` of each run of ``text`` up to ``!``; :class:`PatternError` with the
+    1-based column of a bad character or count. A generator: a long text is never held as runs."""
+    pos = 0
     while pos < len(text):
         start = pos
-        while pos < len(text) and text[pos].isascii() and text[pos].isdigit():
-            pos += 1
+        pos = _COUNT.match(text, pos).end()
+        if pos - start > _COUNT_DIGITS:
+            raise PatternError(f"run count of {pos - start} digits", 1, start + 1, source)
         count = int(text[start:pos]) if pos > start else 1
         if pos >= len(text):
             raise PatternError("a run count has no cell after it", 1, start + 1, source)
-        ch = text[pos]
-        if "p" <= ch <= "y" and pos + 1 < len(text) and "A" <= text[pos + 1] <= "X":
-            code, pos = text[pos : pos + 2], pos + 2
-        elif ch in ".bo$" or "A" <= ch <= "X":
-            code, pos = ch, pos + 1
-        elif ch == "!":
-            break
-        else:
-            raise PatternError(f"unexpected character {ch!r} in Lenia cells", 1, pos + 1, source)
-        total += count
-        if total > MAX_CELLS:
-            raise PatternError(f"more than {MAX_CELLS} cells", 1, start + 1, source)
-        runs.append((count, code))
-    return runs
+        code = _CODE.match(text, pos)
+        if code is None:
+            raise PatternError(f"unexpected character {text[pos]!r} in Lenia cells", 1, pos + 1, source)
+        if code.group() == "!":
+            return
+        yield count, code.group(), start + 1
+        pos = code.end()
 
 
-def decode_cells(text: str, source: str = "<cells>", dtype: type = np.float64) -> np.ndarray:
-    """``(H, W)`` floats in [0, 1] from Chan's cell string (see the module docstring)."""
-    rows: list[list[int]] = [[]]
-    for count, code in _runs(text.strip(), source):
+def _shape(text: str, source: str, max_cells: int) -> tuple[int, int]:
+    """``(H, W)`` of the cells in ``text``: rows up to the last that holds a cell (a final ``$`` ends
+    a row, it does not start one), the widest row; refused as soon as ``H * W`` passes ``max_cells``."""
+    y = x = height = width = 0
+    for count, code, column in _runs(text, source):
         if code == "$":
-            rows.extend([] for _ in range(count))
+            y, x = y + count, 0
+        elif count:
+            x += count
+            if x > width or y >= height:
+                height, width = max(height, y + 1), max(width, x)
+                if height * width > max_cells:
+                    raise PatternError(f"Lenia cells of at least {height} x {width} exceed the cell budget of "
+                                       f"{max_cells} (pass a larger max_cells= to allow it)", 1, column, source)
+    return height, width
+
+
+def decode_cells(text: str, source: str = "<cells>", dtype: type = np.float64,
+                 max_cells: int = MAX_CELLS) -> np.ndarray:
+    """``(H, W)`` ``dtype`` floats in [0, 1] from Chan's cell string (see the module docstring); rows
+    shorter than the widest are padded with zeros. :class:`PatternError` for a malformed string or
+    one of more than ``max_cells`` cells, before anything that size is allocated."""
+    text = text.strip()
+    height, width = _shape(text, source, max_cells)
+    levels = np.zeros((height, width), dtype=np.uint8)
+    y = x = 0
+    for count, code, _ in _runs(text, source):
+        if code == "$":
+            y, x = y + count, 0
         else:
-            rows[-1].extend([level(code)] * count)
-    while rows and not rows[-1]:  # a final '$' ends the last row, it does not start one
-        rows.pop()
-    width = max((len(r) for r in rows), default=0)
-    grid = np.zeros((len(rows), width), dtype=np.float64)
-    for y, row in enumerate(rows):
-        grid[y, : len(row)] = row
-    return (grid / 255.0).astype(dtype)
+            if y < height:
+                levels[y, x : x + count] = level(code)
+            x += count
+    return (np.arange(256) / 255.0).astype(dtype)[levels]  # level / 255 in float64, then dtype: as always
 
 
 def encode_cells(cells: np.ndarray) -> str:

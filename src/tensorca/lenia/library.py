@@ -20,7 +20,7 @@ from ..errors import PatternError, RuleError, UsageError
 from ..pattern import Pattern
 from ..rules.lenia import LeniaRule
 from ..rules.spec import parse_rule
-from .cells import decode_cells, encode_cells
+from .cells import MAX_CELLS, decode_cells, encode_cells
 
 __all__ = ["animal_entry", "creature", "creature_names", "load_animals", "params_rule", "save_animals"]
 
@@ -43,12 +43,28 @@ def params_rule(params: dict[str, Any], source: str = "<params>") -> LeniaRule:
     return rule  # type: ignore[return-value]
 
 
-def entry_pattern(entry: dict[str, Any], source: str, dtype: type = np.float64) -> Pattern:
-    """The :class:`Pattern` of one animals.json entry (float cells in [0, 1], its rule, unbounded plane)."""
-    where = f"{source} ({entry.get('code') or entry.get('name') or 'entry'})"
-    cells = decode_cells(str(entry["cells"]), where, dtype)
-    comments = [f"{entry.get('code', '')} {entry.get('name', '')}".strip(), "from Bert Chan's Lenia animals (MIT)"]
-    return Pattern(cells, rule=params_rule(entry.get("params"), where), name=entry.get("name"), comments=comments)
+def entry_pattern(entry: dict[str, Any], source: str, dtype: type = np.float64,
+                  max_cells: int = MAX_CELLS) -> Pattern:
+    """The :class:`Pattern` of one animals.json entry (``(H, W)`` ``dtype`` cells in [0, 1], its rule,
+    unbounded plane); :class:`PatternError` naming the entry for a field of the wrong type or value."""
+    code, name = _text(entry, "code", source), _text(entry, "name", source)
+    where = f"{source} ({code or name or 'entry'})"
+    if not isinstance(entry.get("cells"), str):
+        raise PatternError(f"'cells' must be a string, got {type(entry.get('cells')).__name__}", source=where)
+    rule = params_rule(entry.get("params"), where)
+    cells = decode_cells(entry["cells"], where, dtype, max_cells)
+    comments = [f"{code} {name}".strip(), "from Bert Chan's Lenia animals (MIT)"]
+    return Pattern(cells, rule=rule, name=entry.get("name"), comments=comments)
+
+
+def _text(entry: dict[str, Any], key: str, source: str) -> str:
+    """``entry[key]`` when it is a string, ``""`` when absent; else :class:`PatternError`."""
+    value = entry.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise PatternError(f"{key!r} must be a string, got {type(value).__name__} {str(value)[:40]}", source=source)
+    return value
 
 
 def _entries(data: Any, source: str) -> list[dict[str, Any]]:
@@ -59,19 +75,27 @@ def _entries(data: Any, source: str) -> list[dict[str, Any]]:
     return [e for e in data if isinstance(e, dict) and e.get("cells") and e.get("params")]
 
 
-def load_animals(path: str | os.PathLike, dtype: type = np.float64) -> dict[str, Pattern]:
+def load_animals(path: str | os.PathLike, dtype: type = np.float64,
+                 max_cells: int = MAX_CELLS) -> dict[str, Pattern]:
     """Every creature of an ``animals.json`` file, keyed ``"code name"`` (``"O2u Orbium unicaudatus"``), in
-    file order. Raises :class:`PatternError` for a file that is not such a list."""
+    file order, each of ``(H, W)`` ``dtype`` cells (at most ``max_cells``). Raises :class:`PatternError`
+    naming the file (and the entry) for a file that is not such a list, or not UTF-8 JSON."""
     source = os.fspath(path)
     if os.path.getsize(source) > MAX_BYTES:
         raise PatternError(f"file larger than {MAX_BYTES} bytes", source=source)
-    with open(source, encoding="utf-8") as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise PatternError(f"not JSON: {exc.msg}", exc.lineno, exc.colno, source) from None
-    return {f"{e.get('code', '')} {e.get('name', '')}".strip(): entry_pattern(e, source, dtype)
-            for e in _entries(data, source)}
+    with open(source, "rb") as fh:
+        raw = fh.read(MAX_BYTES + 1)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise PatternError(f"not UTF-8 text: byte {exc.start} is {raw[exc.start:exc.start + 1]!r}",
+                           source=source) from None
+    except json.JSONDecodeError as exc:
+        raise PatternError(f"not JSON: {exc.msg}", exc.lineno, exc.colno, source) from None
+    except RecursionError:
+        raise PatternError("JSON nested too deeply", source=source) from None
+    patterns = (entry_pattern(e, source, dtype, max_cells) for e in _entries(data, source))
+    return {pattern.comments[0]: pattern for pattern in patterns}  # "code name"
 
 
 def animal_entry(pattern: Pattern, code: str = "", name: str | None = None) -> dict[str, Any]:
