@@ -562,6 +562,12 @@ def test_known_hostile_lenia_files_raise_pattern_errors(scratch, data):
         bounded(lambda: load_animals(path, max_cells=LENIA_BUDGET))
 
 
+def test_unreadable_lenia_files_raise_pattern_errors(scratch):
+    for path, reason in [(scratch, "Is a directory"), (scratch / "missing.json", "No such file")]:
+        with pytest.raises(PatternError, match=f"{path}: cannot read animals file: {reason}"):
+            load_animals(path)
+
+
 def test_lenia_cells_are_bounded_by_their_area_not_their_runs():
     """Two runs can describe 16001 x 16000 cells: refused at the run that passes the budget, in
     bounded memory, where the default budget (16 Mi cells) once let it allocate 2 GB."""

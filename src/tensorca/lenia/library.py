@@ -81,10 +81,13 @@ def load_animals(path: str | os.PathLike, dtype: type = np.float64,
     file order, each of ``(H, W)`` ``dtype`` cells (at most ``max_cells``). Raises :class:`PatternError`
     naming the file (and the entry) for a file that is not such a list, or not UTF-8 JSON."""
     source = os.fspath(path)
-    if os.path.getsize(source) > MAX_BYTES:
+    try:
+        with open(source, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:  # missing, a directory, unreadable: the same typed error as io.load's
+        raise PatternError(f"cannot read animals file: {exc.strerror or exc}", source=source) from exc
+    if len(raw) > MAX_BYTES:
         raise PatternError(f"file larger than {MAX_BYTES} bytes", source=source)
-    with open(source, "rb") as fh:
-        raw = fh.read(MAX_BYTES + 1)
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
