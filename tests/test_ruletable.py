@@ -18,6 +18,7 @@ import pytest
 import tensorca
 from tensorca.errors import RuleError
 from tensorca.rules import parse_rule
+from tensorca.rules.rulefile import RuleFileError
 from tensorca.rules.ruleloader import rule_from_text
 
 DATA = Path(__file__).parent / "data" / "ruletables"
@@ -192,6 +193,62 @@ def test_variables_may_name_earlier_variables_and_one_state_outputs():
     rule = table("var a={1}\nvar b={a,2}\n0,b,0,0,0,0,0,0,0,a", 3)
     tree = rule.compile().update.tree
     assert tree.next_state({MOORE["N"]: 2}) == 1 and tree.next_state({MOORE["N"]: 1}) == 1
+
+
+# --------------------------------------------------------------------------- tables that multiply
+
+
+def wireworld_with(line: str, symmetries: str = "permute") -> str:
+    """Golly's WireWorld table (permute) with ``line`` put in as its first transition."""
+    text = (Path(tensorca.__file__).parent / "data" / "rules" / "WireWorld.rule").read_text(encoding="utf-8")
+    text = text.replace("symmetries:permute", f"symmetries:{symmetries}")
+    return text.replace("1,x1,x2,x3,x4,x5,x6,x7,x8,2", line + "\n1,x1,x2,x3,x4,x5,x6,x7,x8,2")
+
+
+def test_a_repeated_transition_is_dropped_and_the_first_still_decides():
+    """The same transition twice with another output: the second never decides a cell. Dropping it
+    (and every repeated symmetry image) leaves WireWorld's behaviour exact."""
+    rule = rule_from_text(wireworld_with("1,x1,x2,x3,x4,x5,x6,x7,x8,2\n1,x1,x2,x3,x4,x5,x6,x7,x8,3"))
+    grid = np.random.default_rng(3).integers(0, 4, size=(16, 18), dtype=np.uint8)
+    want = tensorca.run(grid, "WireWorld", generations=4, backend="numpy")
+    assert np.array_equal(np.asarray(tensorca.run(grid, rule, generations=4, backend="numpy")), np.asarray(want))
+
+
+def test_variables_built_from_variables_do_not_double():
+    """``var v1={v0,v0}`` forty times once made 2^40 values (543 MB at 2^24); values are a set."""
+    lines = ["@RULE Doubling", "@TABLE", "n_states:2", "neighborhood:Moore", "symmetries:none", "var v0={0,1}"]
+    lines += [f"var v{i + 1}={{v{i},v{i}}}" for i in range(40)]
+    lines += ["0,v40,1,1,1,0,0,0,0,1"]  # a birth with NE, E and SE alive, whatever N is
+    rule = rule_from_text("\n".join(lines) + "\n")
+    grid = np.zeros((5, 5), np.uint8)
+    grid[1, 2] = grid[1, 3] = grid[2, 3] = grid[3, 3] = 1
+    assert np.asarray(tensorca.run(grid, rule, generations=1, backend="numpy"))[2, 2] == 1
+
+
+def test_bound_variables_past_the_budget_are_refused_at_their_line():
+    """Four bound variables of 256 states make 2^32 transitions: refused before the first."""
+    states = ",".join(map(str, range(256)))
+    text = (f"@RULE Big\n@TABLE\nn_states:256\nneighborhood:Moore\nsymmetries:none\nvar a={{{states}}}\n"
+            "var b={a}\nvar c={a}\nvar d={a}\na,b,c,d,a,b,c,d,0,1\n")
+    with pytest.raises(RuleFileError, match=r":10:1: the bound variables make the table more than 1048576"):
+        rule_from_text(text)
+
+
+def test_symmetry_images_past_the_budget_are_refused_at_their_line():
+    """Eight different neighbours under permute are 8! = 40320 images: the 27th such line passes 2^20."""
+    body = "".join(f"{i},{i + 1},{i + 2},{i + 3},{i + 4},{i + 5},{i + 6},{i + 7},{i + 8},0\n" for i in range(30))
+    text = "@RULE Perm\n@TABLE\nn_states:64\nneighborhood:Moore\nsymmetries:permute\n" + body
+    with pytest.raises(RuleFileError, match=r":32:1: the table's transitions have more than 1048576 images"):
+        rule_from_text(text)
+
+
+def test_a_table_too_large_to_compile_is_a_rule_file_error(monkeypatch):
+    from tensorca.rules import tree
+
+    monkeypatch.setattr(tree, "COMPILE_MAX_BYTES", 4096)
+    with pytest.raises(RuleFileError, match=r"WireWorld.*:\d+:1: the table's \d+ distinct transitions need more than"):
+        rule_from_text(wireworld_with("2,x1,x2,x3,x4,x5,x6,x7,x8,3"), source="WireWorld.rule")
+    assert issubclass(tree.TableTooLarge, tensorca.errors.RuleError)
 
 
 # --------------------------------------------------------------------------- @TREE

@@ -5,14 +5,18 @@ Semantics follow Golly's RuleTable algorithm (``ruletable_algo.cpp`` and Help/fo
 - ``n_states:`` 2..256, ``neighborhood:`` one of :data:`NEIGHBOURHOODS`, ``symmetries:`` one of the
   symmetries that neighbourhood accepts (:data:`SYMMETRIES`); all three before the first
   variable or transition.
-- ``var name={a,b,...}`` (values may name earlier variables; a later definition replaces one).
+- ``var name={a,b,...}`` (values may name earlier variables; a later definition replaces one). A
+  value named twice counts once (Golly keeps the repeat, which only repeats transitions).
 - A transition lists the inputs in Golly's order (:data:`INPUTS`: centre first, then the
   neighbours clockwise from north) and the output. A variable named more than once in one
   transition is *bound*: it takes one value throughout. The output is a state, a one-state
   variable or a bound variable. With at most 10 states, no variables and no comma, the
   comma-free form ``012345`` is read one digit per entry.
 - Each transition stands for all its images under the symmetries; the first transition any of
-  whose images matches decides the next state; a cell no transition matches keeps its state.
+  whose images matches decides the next state; a cell no transition matches keeps its state. An
+  image equal to an earlier one can never decide a cell and is dropped; a table whose bound
+  variables and symmetries make more than :data:`MAX_TRANSITIONS` images is refused at the line
+  that passes it (Golly's own tables make at most a few thousand).
 
 The transitions compile to a decision tree (:func:`tensorca.rules.tree.compile_transitions`).
 """
@@ -20,12 +24,18 @@ The transitions compile to a decision tree (:func:`tensorca.rules.tree.compile_t
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 from ._numbers import small_int
 from .rulefile import RuleFileError, Section
 
-__all__ = ["INPUTS", "NEIGHBOURHOODS", "SYMMETRIES", "parse_table", "symmetry_images"]
+__all__ = ["INPUTS", "MAX_TRANSITIONS", "NEIGHBOURHOODS", "SYMMETRIES", "parse_table", "symmetry_images"]
+
+#: Most transition images (bound-variable values x symmetry images, before repeats are dropped) a
+#: table may make: ~300x the largest of Golly's own tables (Tempesti, 3066), and a bound on the
+#: time and memory a hostile line costs (four bound variables of 256 states are 2^32 lines).
+MAX_TRANSITIONS = 1 << 20
 
 #: Golly's input order per neighbourhood as ``(dy, dx)`` offsets: centre, then clockwise from N.
 INPUTS: dict[str, tuple[tuple[int, int], ...]] = {
@@ -111,7 +121,8 @@ class _TableReader:
         self.neighbourhood: str | None = None
         self.symmetries: str | None = None
         self.variables: dict[str, list[int]] = {}
-        self.transitions: list[tuple[list[frozenset[int]], int]] = []
+        self.transitions: list[tuple[list[frozenset[int]], int, int]] = []  # (inputs, output, line)
+        self.lines_made = 0  # transitions the bound variables have made so far
 
     def fail(self, message: str, line: int, column: int) -> RuleFileError:
         return RuleFileError(message, self.source, line, column)
@@ -182,7 +193,7 @@ class _TableReader:
                 states.extend(self.variables[token])
             else:
                 states.append(self.state(token, number, col))
-        self.variables[tokens[0][0]] = states
+        self.variables[tokens[0][0]] = list(dict.fromkeys(states))  # at most n_states: {a,a} does not double
 
     def read_compact(self, stripped: str, number: int, column: int) -> None:
         n_inputs = len(INPUTS[self.neighbourhood])  # type: ignore[index]
@@ -190,7 +201,7 @@ class _TableReader:
             raise self.fail(f"too few entries: {n_inputs} inputs and an output needed", number,
                             column + len(stripped))
         values = [self.state(c, number, column + i) for i, c in enumerate(stripped[: n_inputs + 1])]
-        self.transitions.append(([frozenset((v,)) for v in values[:-1]], values[-1]))
+        self.transitions.append(([frozenset((v,)) for v in values[:-1]], values[-1], number))
 
     def read_transition(self, text: str, number: int) -> None:
         n_inputs = len(INPUTS[self.neighbourhood])  # type: ignore[index]
@@ -200,12 +211,16 @@ class _TableReader:
                             number, len(text.rstrip()) + 1)
         names = [t for t, _ in tokens[: n_inputs + 1]]
         bound = sorted({t for t in names if t in self.variables and names.count(t) > 1})
+        self.lines_made += math.prod(len(self.variables[b]) for b in bound)
+        if self.lines_made > MAX_TRANSITIONS:
+            raise self.fail(f"the bound variables make the table more than {MAX_TRANSITIONS} transitions", number,
+                            tokens[0][1])
         for values in itertools.product(*(self.variables[b] for b in bound)):
             binding = dict(zip(bound, values, strict=True))
             inputs = [frozenset((binding[t],)) if t in binding else
                       frozenset(self.variables[t]) if t in self.variables else
                       frozenset((self.state(t, number, col),)) for t, col in tokens[:n_inputs]]
-            self.transitions.append((inputs, self.output(tokens[n_inputs], binding, number)))
+            self.transitions.append((inputs, self.output(tokens[n_inputs], binding, number), number))
 
     def output(self, token: tuple[str, int], binding: dict[str, int], number: int) -> int:
         name, col = token
@@ -221,16 +236,24 @@ class _TableReader:
 
 def parse_table(section: Section, source: str | None):
     """``(n_states, neighbourhood, symmetries, tree)`` of a ``@TABLE`` section (see the module docstring)."""
-    from .tree import compile_transitions
+    from .tree import TableTooLarge, compile_transitions
 
     reader = _TableReader(source)
     for number, raw in section.lines[1:]:
         reader.line(number, raw)
     if reader.n_states is None or reader.neighbourhood is None or reader.symmetries is None:
         raise RuleFileError("one or more of n_states, neighborhood or symmetries missing", source, section.line, 1)
-    expanded: list[Transition] = []
-    for inputs, out in reader.transitions:
+    first: dict[Inputs, int] = {}  # image -> output of the first transition making it (the one that decides)
+    images = 0
+    for inputs, out, number in reader.transitions:
         for image in symmetry_images(tuple(inputs), reader.neighbourhood, reader.symmetries):
-            expanded.append((image, out))
-    tree = compile_transitions(expanded, reader.n_states, INPUTS[reader.neighbourhood])
+            images += 1
+            if images > MAX_TRANSITIONS:
+                raise RuleFileError(f"the table's transitions have more than {MAX_TRANSITIONS} images under "
+                                    f"symmetries:{reader.symmetries}", source, number, 1)
+            first.setdefault(image, out)
+    try:
+        tree = compile_transitions(list(first.items()), reader.n_states, INPUTS[reader.neighbourhood])
+    except TableTooLarge as exc:
+        raise RuleFileError(str(exc), source, section.line, 1) from None
     return reader.n_states, reader.neighbourhood, reader.symmetries, tree

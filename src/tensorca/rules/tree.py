@@ -21,10 +21,12 @@ from typing import Literal
 
 import numpy as np
 
+from ..errors import RuleError
 from ._numbers import small_int
 from .rulefile import RuleFileError, Section
 
-__all__ = ["NeighbourStates", "Tree", "TreeUpdate", "compile_transitions", "parse_tree"]
+__all__ = ["COMPILE_MAX_BYTES", "NeighbourStates", "TableTooLarge", "Tree", "TreeUpdate", "compile_transitions",
+           "parse_tree"]
 
 Offsets = tuple[tuple[int, int], ...]
 
@@ -35,6 +37,13 @@ TREE_ORDER: dict[int, Offsets] = {
 }
 #: Largest dense lookup table (``n_states ** len(order)`` entries) engines derive from a tree.
 DENSE_MAX = 1 << 24
+#: Most bytes of transition bitsets :func:`compile_transitions` keeps while it builds a tree (each
+#: subproblem it remembers holds one bit per transition).
+COMPILE_MAX_BYTES = 256 << 20
+
+
+class TableTooLarge(RuleError):
+    """Transitions whose tree would take more than :data:`COMPILE_MAX_BYTES` to compile."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,24 +110,31 @@ class _Builder:
         return found
 
 
-def compile_transitions(transitions, n_states: int, inputs: Offsets) -> Tree:
+def compile_transitions(transitions, n_states: int, inputs: Offsets, max_bytes: int | None = None) -> Tree:
     """The tree of a transition list: ``transitions`` are ``(allowed states per input, output)``
     with inputs in the order of ``inputs`` (centre first); the first match wins and a cell no
     transition matches keeps its state. Each transition is a bit of a Python-int bitset per
-    (input, state), as Golly packs them; tree nodes are the distinct remaining sets."""
+    (input, state), as Golly packs them; tree nodes are the distinct remaining sets.
+    :class:`TableTooLarge` once the remembered sets pass ``max_bytes`` (:data:`COMPILE_MAX_BYTES`)."""
+    budget = COMPILE_MAX_BYTES if max_bytes is None else max_bytes
     k = len(inputs)
     if k < 2:  # pragma: no cover - every neighbourhood has neighbours
         raise ValueError("a tree needs the centre and at least one neighbour")
-    lut = [[0] * n_states for _ in range(k)]
+    bits = [[bytearray(len(transitions) // 8 + 1) for _ in range(n_states)] for _ in range(k)]
     outputs = []
     for t, (allowed, out) in enumerate(transitions):
+        byte, bit = t >> 3, 1 << (t & 7)
         for pos, states in enumerate(allowed):
             for s in states:
-                lut[pos][s] |= 1 << t
+                bits[pos][s][byte] |= bit
         outputs.append(out)
+    # one int per (input, state) at the end: OR-ing 1 << t into a growing int costs O(T^2)
+    lut = [[int.from_bytes(b, "little") for b in row] for row in bits]
+    del bits
     builder = _Builder()
     memo: dict[tuple[int, int, int], int] = {}
     states = range(n_states)
+    held = [0]  # bytes of the masks the memo's keys hold
 
     def build(depth: int, mask: int, centre: int) -> int:
         key = (depth, mask, centre)
@@ -133,6 +149,10 @@ def compile_transitions(transitions, n_states: int, inputs: Offsets) -> Tree:
         else:
             children = tuple(build(depth + 1, mask & row[s], centre) for s in states)
         memo[key] = found = builder.node(depth, children)
+        held[0] += mask.bit_length() // 8 + 32
+        if held[0] > budget:
+            raise TableTooLarge(f"the table's {len(transitions)} distinct transitions need more than "
+                                f"{budget / 2**20:g} MiB to compile to a tree")
         return found
 
     root = build(0, (1 << len(transitions)) - 1, 0)
