@@ -570,6 +570,7 @@ HOSTILE_LENIA = [
     json.dumps([{"name": "x", "params": [13], "cells": "A"}]).encode(),
     json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "9" * 5000 + "A"}]).encode(),
     json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "1000$1000A"}]).encode(),
+    json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "AyV"}]).encode(),  # 262 > 255
 ]
 
 
