@@ -11,7 +11,7 @@ import tensorca
 from tensorca.engines import get_engine
 from tensorca.observers import Population, Samples
 from tensorca.rules import parse_rule
-from tensorca.simulate import RunPlan, boundaries, run
+from tensorca.simulate import RunPlan, boundaries, plan, run
 from tensorca.topology import Topology
 
 RULE = parse_rule("B36/S23")
@@ -71,6 +71,63 @@ def test_unbounded_plan_matches_run_and_samples_every_k():
 
 
 def test_boundaries_end_every_segment_at_a_multiple_or_the_end():
-    assert boundaries(0, 5) == [0]
-    assert boundaries(10) == [10]
-    assert boundaries(10, 4, None, 3) == [3, 4, 6, 8, 9, 10]
+    assert list(boundaries(0, 5)) == [0]
+    assert list(boundaries(10)) == [10]
+    assert list(boundaries(10, 4, None, 3)) == [3, 4, 6, 8, 9, 10]
+    assert list(boundaries(12, 4, 4, 6)) == [4, 6, 8, 12]
+
+
+@pytest.mark.parametrize("generations", [0, 1, 7, 12, 60, 61, 97])
+@pytest.mark.parametrize("steps", [(), (None,), (5,), (4, 6), (3, 3), (2, 5, 7), (100,)])
+def test_count_segments_counts_what_boundaries_makes(generations, steps):
+    assert plan.count_segments(generations, *steps) == len(list(boundaries(generations, *steps)))
+
+
+def test_boundaries_are_made_as_needed():
+    """10^30 generations checkpointed at every one: the first ends at once, in no memory (a list of
+    the ends took every byte there was: MemoryError under a 3 GB limit after 4 s at 10^9)."""
+    ends = boundaries(10**30, 1, 10**28)
+    assert [next(ends) for _ in range(3)] == [1, 2, 3]
+
+
+def test_a_run_checkpointed_every_generation_starts_at_once(tmp_path):
+    """10^9 generations, a checkpoint at each: stopped by its progress callback after three."""
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if len(seen) == 3:
+            raise RuntimeError("enough")
+
+    with pytest.raises(RuntimeError, match="enough"):
+        run(soup(1)[0], RULE, 10**9, backend="numpy", checkpoint=tmp_path / "c.npz", checkpoint_every=1,
+            progress=progress)
+    assert seen == [1, 2, 3]
+
+
+def test_no_dense_engine_call_gets_more_than_max_segment(monkeypatch):
+    """Dense kernels count generations in int64 (Numba refused 10^30 with a TypingError): runs are cut
+    at multiples of MAX_SEGMENT, here made 5, and give the same cells."""
+    monkeypatch.setattr(plan, "MAX_SEGMENT", 5)
+    engine = get_engine("numpy")
+    calls = []
+    original = type(engine).advance
+
+    def advance(self, cells, rule, topology, generations, *args, **kwargs):
+        calls.append(generations)
+        return original(self, cells, rule, topology, generations, *args, **kwargs)
+
+    monkeypatch.setattr(type(engine), "advance", advance)
+    batch = soup(2)
+    out = run(batch, RULE, 12, backend="numpy")
+    assert calls == [5, 5, 2] and np.array_equal(out, reference(batch, 12))
+
+
+def test_a_pattern_on_a_grid_too_large_for_memory_is_a_memory_budget_error():
+    """A 2x2 pattern on a 10^8 x 10^8 torus: refused before allocating (NumPy's MemoryError asking
+    for 8.88 PiB escaped), and under a max_bytes budget smaller than the grid."""
+    pattern = tensorca.Pattern(cells=np.ones((2, 2), np.uint8))
+    with pytest.raises(tensorca.MemoryBudgetError, match=r"10,000,000,000,000,000 cells\) needs 9094.9 TiB"):
+        run(pattern, "B3/S23:T100000000,100000000", 1)
+    with pytest.raises(tensorca.MemoryBudgetError, match="1000 B is the max_bytes budget"):
+        run(pattern, "B3/S23:T1000,1000", 1, max_bytes=1000)

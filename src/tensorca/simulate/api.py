@@ -23,7 +23,8 @@ from .. import costmodel
 from ..arrays import as_cells, device_kind, is_tensor, like_input
 from ..engines.base import Engine
 from ..engines.registry import unbounded_native
-from ..errors import GridError, TensorcaError, TopologyError, UsageError
+from ..errors import GridError, MemoryBudgetError, TensorcaError, TopologyError, UsageError
+from ..memory import available_bytes, format_bytes
 from ..observers import Population, Samples
 from ..pattern import Pattern
 from ..rules.base import Rule
@@ -31,7 +32,7 @@ from ..rules.spec import resolve
 from ..topology import Topology
 from ..unbounded import tree_saver
 from . import checks, lazy
-from .plan import Checkpointer, RunPlan, boundaries, data_device, progress_step
+from .plan import Checkpointer, RunPlan, count_segments, data_device, progress_step
 from .progress import ProgressCallback, check_progress, progress_reporter
 from .select import DEFAULT_BACKEND, check_run_device, select_engine
 
@@ -53,7 +54,7 @@ class _Request:
 def _calls(generations: int, request: _Request) -> int:
     """Engine calls the run makes: segments between checkpoints and progress reports (for auto's costs)."""
     step = progress_step(generations) if request.progress else None
-    return len(boundaries(generations, request.checkpoint_every, step))
+    return count_segments(generations, request.checkpoint_every, step)
 
 
 def run(
@@ -275,7 +276,7 @@ def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, re
     cells = as_cells(np.asarray(pattern.cells), not rule_value.state_space.discrete, rule_value.canonical())[None]
     checks.check_states(cells, rule_value)
     shape = topo.shape if topo.bounded else (int(cells.shape[1]), int(cells.shape[2]))
-    grid = _place_on_grid(cells, topo) if topo.bounded else cells
+    grid = _place_on_grid(cells, topo, request.max_bytes) if topo.bounded else cells
     dims = tuple(int(s) for s in grid.shape)
     with engine_context(rule_value, topo, dims, _engine_label(request.backend)):
         engine, run_device = chosen or select_engine(request.backend, rule_value, topo, (1, *shape), generations,
@@ -323,14 +324,23 @@ def _run_tree(pattern: Pattern, engine: Engine, rule: Rule, topo: Topology, gene
                    name=pattern.name, comments=list(pattern.comments), author=pattern.author)
 
 
-def _place_on_grid(cells: np.ndarray, topo: Topology) -> np.ndarray:
-    """``(1, h, w)`` pattern cells on a ``(1, H, W)`` grid of ``topo``; the top-left cell is the origin."""
+def _place_on_grid(cells: np.ndarray, topo: Topology, max_bytes: int | None = None) -> np.ndarray:
+    """``(1, h, w)`` pattern cells on a ``(1, H, W)`` grid of ``topo``; the top-left cell is the origin.
+    :class:`MemoryBudgetError` before allocating a grid larger than ``max_bytes`` or the host's free memory."""
     height, width = topo.shape
     if cells.shape[1] > height or cells.shape[2] > width:
         raise TopologyError(
             f"pattern of {cells.shape[2]}x{cells.shape[1]} cells (W x H) does not fit the "
             f"{width}x{height} grid of topology {topo}"
         )
+    needed = height * width * cells.dtype.itemsize
+    available = max_bytes if max_bytes is not None else available_bytes(None)
+    if available is not None and needed > available:
+        where = "the max_bytes budget" if max_bytes is not None else "free on this host"
+        raise MemoryBudgetError(f"the {width}x{height} grid of topology {topo} ({height * width:,} cells) needs "
+                                f"{format_bytes(needed)}, and {format_bytes(available)} is {where}; use a "
+                                f"smaller bounded topology, or the unbounded plane (no suffix) where the "
+                                f"pattern is sparse", needed=needed, available=available)
     grid = np.zeros((1, height, width), dtype=cells.dtype)
     grid[:, : cells.shape[1], : cells.shape[2]] = cells
     return grid

@@ -8,7 +8,9 @@ lives between segments, the chunk size after an out-of-memory retry) is local to
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import itertools
+import math
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +55,42 @@ class Checkpointer:
         return bool(self.every and done % self.every == 0) or done == total
 
 
-def boundaries(generations: int, *steps: int | None) -> list[int]:
-    """Sorted generation counts at which a segment ends: multiples of each step, and the end."""
+#: Most generations one call of a dense engine is given: their kernels count in 64-bit integers
+#: (a quadtree engine takes any count; its runs are not cut).
+MAX_SEGMENT = 1 << 62
+
+
+def segment_ends(generations: int, progressions: Iterable[tuple[int, int]] = ()) -> Iterator[int]:
+    """The generation counts at which segments end, in order and made as they are needed (10^9
+    generations checkpointed at every one are 10^9 ends, never a list): every ``first + i * step``
+    below ``generations`` of each ``(first, step)`` (``first`` >= 1), and ``generations`` itself."""
     if generations == 0:
-        return [0]
-    ends = {generations}
-    for step in steps:
-        if step:
-            ends.update(range(step, generations, step))
-    return sorted(ends)
+        yield 0
+        return
+    heads = [[first, step] for first, step in progressions if step]
+    while True:
+        end = min([generations, *(head[0] for head in heads)])
+        yield end
+        if end >= generations:
+            return
+        for head in heads:
+            while head[0] <= end:
+                head[0] += head[1]
+
+
+def boundaries(generations: int, *steps: int | None) -> Iterator[int]:
+    """:func:`segment_ends` at the multiples of each step (None or 0: none) and the end."""
+    return segment_ends(generations, [(step, step) for step in steps if step])
+
+
+def count_segments(generations: int, *steps: int | None) -> int:
+    """How many ends :func:`boundaries` makes, counted (inclusion-exclusion over the steps), not made."""
+    steps_given = sorted({step for step in steps if step})
+    inside = 0  # multiples of any step in 1 .. generations - 1
+    for k in range(1, len(steps_given) + 1):
+        for subset in itertools.combinations(steps_given, k):
+            inside += (-1) ** (k + 1) * ((generations - 1) // math.lcm(*subset))
+    return inside + 1 if generations else 1
 
 
 def progress_step(generations: int) -> int:
@@ -120,14 +149,16 @@ class RunPlan:
         """
         state = self._place(batch)
         ends = self._batch_ends(state.chunk < state.n)
+        first = next(ends)
+        single = first == self.generations  # one engine call: it reports progress itself
         if self.samples.observer is not None:
             self.samples.add([self.start], population_counts(batch))
         done = 0
         try:
-            for end in ends:
-                self._batch_segment(state, end - done, done, inline_progress=len(ends) == 1)
+            for end in itertools.chain([first], ends):
+                self._batch_segment(state, end - done, done, inline_progress=single)
                 done = end
-                if self.progress is not None and (state.resident is not None or len(ends) > 1):
+                if self.progress is not None and (state.resident is not None or not single):
                     self.progress(done, self.generations)
                 if self.checkpointer is not None and self.checkpointer.due(done, self.generations):
                     self.checkpointer.save(state.current, self.start + done)
@@ -155,12 +186,13 @@ class RunPlan:
                 state.chunk = self._halve(state.chunk, n, shape, run_device, exc)
         return state
 
-    def _batch_ends(self, chunked: bool) -> list[int]:
+    def _batch_ends(self, chunked: bool) -> Iterator[int]:
         """Where segments end: chunked runs without checkpoints go the whole way (progress per chunk)."""
         if chunked and self.checkpointer is None:
-            return boundaries(self.generations)
+            return boundaries(self.generations, MAX_SEGMENT)
         every = self.checkpointer.every if self.checkpointer else None
-        return boundaries(self.generations, every, progress_step(self.generations) if self.progress else None)
+        return boundaries(self.generations, every, progress_step(self.generations) if self.progress else None,
+                          MAX_SEGMENT)
 
     def _halve(self, chunk: int, n: int, shape: tuple[int, int], run_device: str, exc: BaseException) -> int:
         return halve_chunk(self.engine, chunk, n, shape, self.rule, run_device, self.max_bytes, exc)
@@ -237,7 +269,7 @@ class RunPlan:
 
         finished = 0
         try:
-            for end in self._unbounded_ends():
+            for end in self._unbounded_ends(MAX_SEGMENT):
                 cells, origin = advance_unbounded(self.engine, cells, origin, self.rule, end - finished, on_chunk,
                                                   self.device)
                 finished = end
@@ -257,11 +289,12 @@ class RunPlan:
         :func:`tensorca.unbounded.advance_tree`."""
         return advance_tree(self, universe, save)
 
-    def _unbounded_ends(self) -> list[int]:
-        """Segment ends: checkpoint intervals, the end, and every generation the observer samples."""
-        ends = set(boundaries(self.generations, self.checkpointer.every if self.checkpointer else None))
+    def _unbounded_ends(self, most: int | None = None) -> Iterator[int]:
+        """Segment ends: checkpoint intervals, the end, every generation the observer samples, and
+        multiples of ``most`` (the longest segment an engine call may take; None: no limit)."""
+        every = self.checkpointer.every if self.checkpointer else None
+        progressions = [(step, step) for step in (every, most) if step]
         observer = self.samples.observer
         if observer is not None:
-            first = (-self.start) % observer.every or observer.every
-            ends.update(range(first, self.generations, observer.every))
-        return sorted(ends)
+            progressions.append(((-self.start) % observer.every or observer.every, observer.every))
+        return segment_ends(self.generations, progressions)
