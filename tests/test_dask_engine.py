@@ -334,3 +334,45 @@ def test_a_grid_larger_than_a_workers_memory_limit_runs_through_zarr(tmp_path):
                                         Topology.plane(w + 2 * gens, w + 2 * gens), gens)[0, gens:-gens, gens:-gens]
     with dask.config.set(scheduler="threads"):
         np.testing.assert_array_equal(saved.state[y : y + w, x : x + w].compute(), local)
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+def _pattern_file(tmp_path):
+    cells = np.zeros((6, 7), np.uint8)
+    cells[0, 1] = cells[1, 2] = cells[2, 0] = cells[2, 1] = cells[2, 2] = 1  # a glider
+    cells[4, 4:7] = 1  # a blinker
+    pattern = tensorca.Pattern(cells=cells, rule=tensorca.parse_rule("B3/S23"))
+    path = tmp_path / "two.rle"
+    tensorca.io.save(path, pattern)
+    return path, pattern
+
+
+def test_the_cli_runs_a_pattern_file_on_dask(tmp_path, capsys):
+    """`tensorca run FILE --dask`: the pattern at the grid's top-left, chunks of 16 on a 40 x 30 torus
+    (the glider crosses the wrap), the same cells as the NumPy reference."""
+    from tensorca.cli import main
+
+    path, pattern = _pattern_file(tmp_path)
+    out = tmp_path / "out.rle"
+    assert main(["run", str(path), "--dask", "--topology", ":T40,30", "--chunks", "16", "--gens", "90",
+                 "--out", str(out), "--no-progress"]) == 0
+    want = tensorca.run(pattern, "B3/S23:T40,30", 90, backend="numpy")
+    assert np.array_equal(tensorca.io.load(out).cells, want.cells)
+    assert "dask" in capsys.readouterr().out
+
+
+def test_a_pattern_on_a_grid_larger_than_memory_is_placed_lazily(tmp_path):
+    """A pattern file on a 200000^2 torus (40 GB of cells): the starting grid is a lazy dask array
+    (it was a NumPy array of the whole grid), and its corner holds the pattern."""
+    from tensorca.cli import build_parser, dask_run
+
+    path, pattern = _pattern_file(tmp_path)
+    args = build_parser().parse_args(["run", str(path), "--dask", "--topology", ":T200000,200000", "--gens", "1"])
+    state, rule, topology, _, generation = dask_run.starting_state(args, 4096)
+    assert isinstance(state, da.Array) and state.shape == (200000, 200000) and state.dtype == np.uint8
+    assert generation == 0
+    assert state.chunksize == (4096, 4096) and topology == Topology.torus(200000, 200000)
+    corner = state[:8, :8].compute()
+    assert np.array_equal(corner[:6, :7], pattern.cells) and corner[6:].sum() == 0 and corner[:, 7:].sum() == 0

@@ -140,7 +140,6 @@ def cmd(args: argparse.Namespace) -> int:
 
 def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Topology, str, int]:
     """``(lazy grid, rule, topology, label, generation)``: a store, a soup made chunk by chunk, or a file."""
-    import dask.array as da
 
     if args.resume is not None:
         from ..outofcore.store import open_store
@@ -178,9 +177,26 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
     cells = np.asarray(pattern.cells)
     if cells.shape[0] > height or cells.shape[1] > width:
         raise UsageError(f"pattern of {cells.shape[1]}x{cells.shape[0]} cells does not fit {topology}")
-    grid = np.zeros((height, width), dtype=np.uint8)
-    grid[: cells.shape[0], : cells.shape[1]] = cells
-    return da.from_array(grid, chunks=chunks), rule, topology, os.path.basename(path), 0
+    return _placed(cells.astype(np.uint8), height, width, chunks), rule, topology, os.path.basename(path), 0
+
+
+def _placed(cells: np.ndarray, height: int, width: int, chunks: int) -> Any:
+    """A lazy ``(height, width)`` uint8 grid of ``chunks``-square chunks with ``cells`` at its top-left:
+    only the chunks the pattern touches are made from it, the rest are zeros made chunk by chunk (a
+    grid larger than memory is what this engine is for)."""
+    import dask.array as da
+
+    top = min(height, -(-cells.shape[0] // chunks) * chunks)  # the pattern's rows, whole chunks
+    left = min(width, -(-cells.shape[1] // chunks) * chunks)
+    corner = np.zeros((top, left), np.uint8)
+    corner[: cells.shape[0], : cells.shape[1]] = cells
+    rows = [da.from_array(corner, chunks=chunks)]
+    if left < width:
+        rows.append(da.zeros((top, width - left), dtype=np.uint8, chunks=chunks))
+    grid = da.concatenate(rows, axis=1)
+    if top < height:
+        grid = da.concatenate([grid, da.zeros((height - top, width), dtype=np.uint8, chunks=chunks)], axis=0)
+    return grid
 
 
 def summary(args: argparse.Namespace, result: Any, rule: Any, topology: Topology, label: str, generation: int,
