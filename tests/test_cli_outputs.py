@@ -58,6 +58,12 @@ def test_out_that_is_a_folder_is_refused(capsys, tmp_path, no_run):
     assert "is a folder" in error_line(capsys, [*SOUP, "--out", str(tmp_path / "x.rle")])
 
 
+def test_out_under_a_file_says_the_folder_is_a_file(capsys, tmp_path, no_run):
+    (tmp_path / "x.rle").write_text("x = 1, y = 1\no!")
+    err = error_line(capsys, [*SOUP, "--out", str(tmp_path / "x.rle" / "y.rle")])
+    assert f"folder {tmp_path / 'x.rle'} is a file, not a folder" in err
+
+
 @pytest.mark.parametrize(
     "argv,needle",
     [

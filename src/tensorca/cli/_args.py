@@ -216,7 +216,8 @@ def check_output(path: str | None, kind: str, option: str) -> None:
         raise UsageError(f"{option} {path}: unknown extension; use {', '.join(allowed)}{extra}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise UsageError(f"{option} {path}: folder {folder} does not exist")
+        what = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
+        raise UsageError(f"{option} {path}: folder {folder} {what}")
     if os.path.isdir(path):
         raise UsageError(f"{option} {path}: is a folder")
     _probe(folder, f"{option} {path}")
