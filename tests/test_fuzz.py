@@ -571,6 +571,7 @@ HOSTILE_LENIA = [
     json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "9" * 5000 + "A"}]).encode(),
     json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "1000$1000A"}]).encode(),
     json.dumps([{"name": "x", "params": json.loads(LENIA)[0]["params"], "cells": "AyV"}]).encode(),  # 262 > 255
+    b"7" * 4301,  # json reads it as an int, which Python refuses past 4300 digits: ValueError
 ]
 
 

@@ -115,7 +115,7 @@ def _load_calibration(path: str, mtime: float) -> dict[str, dict]:
     try:
         with open(path) as fh:
             data = json.load(fh)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a damaged calibration file is no calibration
         return {}
     if not isinstance(data, dict) or data.get("version") != COSTMODEL_VERSION:
         return {}

@@ -95,6 +95,8 @@ def load_animals(path: str | os.PathLike, dtype: type = np.float64,
                            source=source) from None
     except json.JSONDecodeError as exc:
         raise PatternError(f"not JSON: {exc.msg}", exc.lineno, exc.colno, source) from None
+    except ValueError as exc:  # a number of more than 4300 digits, which Python will not read
+        raise PatternError(f"not JSON that Python reads: {exc}", source=source) from None
     except RecursionError:
         raise PatternError("JSON nested too deeply", source=source) from None
     patterns = (entry_pattern(e, source, dtype, max_cells) for e in _entries(data, source))
