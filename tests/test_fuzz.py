@@ -406,47 +406,7 @@ def edited(draw, seeds: list[str], tokens: list[str]) -> str:
 RULE_FILES = [
     (Path(tensorca.__file__).parent / "data" / "rules" / name).read_text(encoding="utf-8")
     for name in ("WireWorld.rule", "Langtons-Ant.rule")
-] + ["""@RULE ShiftDown
-@TREE
-num_states=2
-num_neighbors=4
-num_nodes=9
-1 0 0
-1 1 1
-2 0 0
-2 1 1
-3 2 2
-3 3 3
-4 4 4
-4 5 5
-5 6 7
-@COLORS
-0 0 0 0
-1 255 255 255
-@NAMES
-0 dead
-1 alive
-@ICONS
-XPM
-/* width height num_colors chars_per_pixel */
-"7 14 2 1"
-". c #000000"
-"A c #FFFFFF"
-"......."
-".AAAAA."
-".A...A."
-".A...A."
-".A...A."
-".AAAAA."
-"......."
-"......."
-".AAAAA."
-".A...A."
-".A...A."
-".A...A."
-".AAAAA."
-"......."
-"""]
+] + [(Path(__file__).parent / "data" / "ruletables" / "ShiftDown.rule").read_text(encoding="utf-8")]
 RULE_FILE_TOKENS = [
     "@RULE ", "@TABLE\n", "@TREE\n", "@COLORS\n", "@NAMES\n", "@ICONS\n", "n_states:", "neighborhood:", "symmetries:",
     "var ", "={", "}", ",", "\n", ":", "=", "num_states=", "num_neighbors=", "num_nodes=", "Moore", "vonNeumann",

@@ -254,22 +254,9 @@ def test_a_table_too_large_to_compile_is_a_rule_file_error(monkeypatch):
 # --------------------------------------------------------------------------- @TREE
 
 
-# Hand-written: the next state of every cell is its north neighbour's state (order n, w, e, s, c).
-SHIFT_DOWN_TREE = """@RULE ShiftDown
-@TREE
-num_states=2
-num_neighbors=4
-num_nodes=9
-1 0 0
-1 1 1
-2 0 0
-2 1 1
-3 2 2
-3 3 3
-4 4 4
-4 5 5
-5 6 7
-"""
+# Hand-written: the next state of every cell is its north neighbour's state (order n, w, e, s, c);
+# with @COLORS, @NAMES and @ICONS sections (the fuzz tests mutate it too).
+SHIFT_DOWN_TREE = (Path(__file__).parent / "data" / "ruletables" / "ShiftDown.rule").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
