@@ -91,12 +91,15 @@ class _Scan:
 
     def __init__(self, text: str, budget: int, source: str | None):
         self.text, self.budget, self.source = text, budget, source
+        self._forget_header()
+
+    def _forget_header(self) -> None:
         self.width = self.height = self.wrap = 0
         self.rule_at: tuple[str, int, int, bool] | None = None
         self.comments: list[str] = []
 
     def runs(self) -> Iterator[tuple[int, int, int, int, int, int]]:
-        self.__init__(self.text, self.budget, self.source)  # each pass reads the header afresh
+        self._forget_header()  # each pass reads the header afresh (comments are not doubled)
         x = y = 0
         for number, line in iter_lines(self.text):
             if line.startswith("#L "):
