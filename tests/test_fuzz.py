@@ -1,7 +1,8 @@
 """Fuzzing every parser of user input (issue 11): pattern readers (plain and gzip, MCell included),
-rules, rule specs, topologies, checkpoints, Golly rule files, apgsearch hauls, apgcodes and Lenia
-creature files. Whatever the input, only a typed :class:`TensorcaError` may escape, and
-each example stays within a memory bound (NumPy allocations are visible to tracemalloc).
+rules, rule specs, topologies, checkpoints, Golly rule files, apgsearch hauls, apgcodes, Lenia
+creature files and the command line's argument types. Whatever the input, only a typed
+:class:`TensorcaError` may escape (argument types: what argparse reports as a usage line), and each
+example stays within a memory bound (NumPy allocations are visible to tracemalloc).
 
 The strategies carry structure (valid headers, valid files with mutated tokens, huge and Unicode
 numbers), not only random text, so they reach the parsers' deep paths. Derandomized and bounded,
@@ -557,3 +558,29 @@ def test_lenia_cells_are_bounded_by_their_area_not_their_runs():
     assert bounded(lambda: decode_cells("255$255A", max_cells=256 * 255)).shape == (256, 255)
     with pytest.raises(PatternError, match="run count of 5000 digits"):
         decode_cells("9" * 5000 + "A")
+
+
+# --- the command line's argument types -------------------------------------------------------------
+
+
+def _argument_types() -> dict:
+    from tensorca.cli import _args
+
+    return {"integer": _args.integer(0, 100), "generations": _args.generations(0), "number": _args.number(0, 10),
+            "byte_size": _args.byte_size, "device": _args.device, "devices": _args.devices,
+            "grid_size": _args.grid_size, "int_list": _args.int_list(0, 100)}
+
+
+ARGUMENT_PIECES = ["1", "0", "9" * 30, "e", "E", "+", "-", ".", "x", "X", ",", "k", "K", "M", "G", "GiB", "MB", "B",
+                   "inf", "nan", "cuda", ":", "cpu", "\u0663", "1e999", " ", "_", "**", "^", "2^", "10^"]
+
+
+@FUZZ_MORE
+@given(name=st.sampled_from(sorted(_argument_types())),
+       text=st.one_of(st.lists(st.sampled_from(ARGUMENT_PIECES), max_size=6).map("".join), st.text(max_size=12)))
+def test_argument_types_raise_only_what_argparse_reports(name, text):
+    """argparse turns ArgumentTypeError, ValueError and TypeError into one usage line; anything else
+    would be a traceback."""
+    import argparse
+
+    only_raises((argparse.ArgumentTypeError, ValueError, TypeError), lambda: _argument_types()[name](text))
