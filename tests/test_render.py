@@ -33,6 +33,18 @@ def test_palette_two_and_many_states():
     assert many.shape == (5, 3) and len({tuple(c) for c in many}) == 5  # every state its own colour
 
 
+def test_a_picture_past_the_pixel_limit_is_refused_before_it_is_made():
+    """scale=100000 on a 4 x 4 grid asked NumPy for 149 GiB (a bare MemoryError)."""
+    from tensorca.errors import UsageError
+
+    colours = render.palette(2)
+    with pytest.raises(UsageError, match=r"400000 x 400000 picture .* use a scale of at most 4096"):
+        render.to_rgb(np.ones((4, 4), np.uint8), colours, scale=100_000)
+    with pytest.raises(UsageError, match="render a window of the grid"):
+        render.to_rgb(np.broadcast_to(np.uint8(0), (1, (1 << 28) + 1)), colours)  # a view: no memory
+    assert render.to_rgb(np.ones((4, 4), np.uint8), colours, scale=64).shape == (256, 256, 3)
+
+
 def test_to_rgb_scales_and_draws_grid_lines():
     cells = np.array([[0, 1], [1, 0]], np.uint8)
     colours = render.palette(2)

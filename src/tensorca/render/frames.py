@@ -85,10 +85,23 @@ def to_rgb(cells: np.ndarray, colours: np.ndarray, scale: int = 1, grid: bool = 
     return np.vstack([colours, np.array([GRID], np.uint8)])[index]
 
 
+#: Most pixels one picture may have (768 MiB of RGB): past it, a scale or a grid is a mistake, not a picture.
+MAX_PIXELS = 1 << 28
+
+
 def scale_cells(cells: np.ndarray, scale: int = 1, grid: bool = False, grid_index: int = 255) -> np.ndarray:
-    """``(H, W)`` colour indices -> ``(H*scale, W*scale)``; grid lines get ``grid_index``."""
+    """``(H, W)`` colour indices -> ``(H*scale, W*scale)``; grid lines get ``grid_index``.
+    :class:`UsageError` for a picture of more than :data:`MAX_PIXELS`, before it is made."""
     if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or scale < 1:
         raise UsageError(f"scale must be a positive integer, got {scale!r}")
+    height, width = np.shape(cells)[:2]
+    pixels = height * width * int(scale) ** 2
+    if pixels > MAX_PIXELS:
+        largest = int((MAX_PIXELS // max(1, height * width)) ** 0.5)
+        fix = (f"use a scale of at most {largest}" if largest >= 1 else
+               "render a window of the grid (crop it) instead")
+        raise UsageError(f"a {width * scale} x {height * scale} picture ({pixels:,} pixels) of a {width} x {height} "
+                         f"grid at scale {scale} is over the limit of {MAX_PIXELS:,} pixels; {fix}")
     cells = np.asarray(cells, dtype=np.uint8 if grid_index <= 255 else np.uint16)
     out = np.repeat(np.repeat(cells, scale, axis=0), scale, axis=1)
     if grid and scale >= 4:
