@@ -276,3 +276,15 @@ def test_loader_bench_measures_and_reports(capsys):
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "samples/s" in text and "DeviceStream" in text and "Winner:" in text
+
+
+def test_items_and_batches_larger_than_memory_are_refused_when_the_dataset_is_made():
+    """A 10^6 x 10^6 item asked NumPy for 7.3 TiB when first read (a bare MemoryError, in a worker);
+    now the dataset says so as it is made, and so does a DeviceStream batch of 10^9 grids."""
+    with pytest.raises(tensorca.MemoryBudgetError, match=r"one item \(2 frames of 1000000x1000000 cells\) needs"):
+        Trajectories(shape=(1_000_000, 1_000_000))
+    with pytest.raises(tensorca.MemoryBudgetError, match=r"one item \(100000001 frames .* fewer steps"):
+        Trajectories(shape=(64, 64), steps=10**8)
+    with pytest.raises(tensorca.MemoryBudgetError, match=r"one batch \(1000000000 x 2 frames .* smaller batch_size"):
+        DeviceStream(shape=(64, 64), batch_size=10**9)
+    assert Trajectories(shape=(64, 64), steps=10, length=1)[0].shape == (11, 64, 64)

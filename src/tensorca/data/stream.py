@@ -23,7 +23,7 @@ from ..errors import EngineError, GridError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from .errors import DatasetTypeError
+from .errors import DatasetTypeError, check_fits
 from .seeding import MASK32, cell_bits, fold, hash32
 from .trajectories import _count, _range, _shape
 
@@ -96,6 +96,13 @@ class DeviceStream:
                               f"{self.engine.array_module} arrays")
         if not self.engine.supports(self.rule, self.topology):
             raise EngineError(self.engine.why_unsupported(self.rule, self.topology))
+        height, width = self.shape
+        frames = 2 if self.steps is None else self.steps + 1
+        itemsize = 1 if self.rule.state_space.discrete else 4
+        # a batch: its frames, and the int64 hash temporaries while its start states are made
+        check_fits(f"one batch ({self.batch_size} x {frames} frames of {width}x{height} cells)",
+                   self.batch_size * height * width * (24 + frames * itemsize), str(self.device),
+                   "use a smaller batch_size")
         self._cells = torch.arange(self.shape[0] * self.shape[1], dtype=torch.int64,
                                    device=self.device).view(1, *self.shape)
 

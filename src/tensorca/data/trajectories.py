@@ -34,7 +34,7 @@ from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..simulate import run
 from ..topology import Topology
-from .errors import DatasetIndexError, DatasetTypeError
+from .errors import DatasetIndexError, DatasetTypeError, check_fits
 from .seeding import item_rng
 
 StartFunction = Callable[[np.random.Generator, tuple[int, int]], np.ndarray]
@@ -126,6 +126,11 @@ class _Spec:
         self.backend = backend
         self.start = start
         self.symmetries = bool(symmetries)
+        height, width = self.shape
+        # an item: its frames, the float64 draw of its start, and the engine's two grids
+        check_fits(f"one item ({self.frames} frames of {width}x{height} cells)",
+                   height * width * (8 + (self.frames + 2) * self.dtype.itemsize), None,
+                   "use a smaller shape or fewer steps")
         self.patterns: list[np.ndarray] = []
         if pattern is not None:
             several = isinstance(pattern, (list, tuple)) and all(
