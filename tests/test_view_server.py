@@ -128,6 +128,23 @@ def test_routes(server):
     assert server.requests[:3] == ["/", "/info", "/frame"]
 
 
+@pytest.mark.parametrize("length", ["abc", "-1", "99999999999", "+5", "1e3"])
+def test_a_post_with_a_bad_content_length_is_a_bad_request(server, length):
+    """A length that is not a small number was read as int() outside the handler's try (a traceback
+    and a dropped connection), or as read(-1)/read(huge): now 400, and the server goes on."""
+    import http.client
+
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    connection.putrequest("POST", "/step?n=1")
+    connection.putheader("Content-Length", length)
+    connection.endheaders()
+    response = connection.getresponse()
+    assert response.status == 400 and b"Content-Length" in response.read()
+    connection.close()
+    assert unpack(fetch(server, "/step?n=1", "POST")[2]).generation == 1
+
+
 def test_only_loopback_hosts_and_a_free_port(server):
     sim = from_pattern(glider(), "B3/S23", backend="numpy")
     with pytest.raises(UsageError, match="only this machine"):

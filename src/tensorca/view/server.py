@@ -94,8 +94,13 @@ class ViewerHandler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         self.server.record(parts.path)
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        if method == "POST":
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))  # drain; no body is used
+        if method == "POST":  # drain the body (none is used); a length that is no small number is refused
+            length = (self.headers.get("Content-Length") or "0").strip()
+            if not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY:
+                self.close_connection = True  # the body was not read: the connection cannot be reused
+                self._send(HTTPStatus.BAD_REQUEST, f"Content-Length must be 0..{MAX_BODY}".encode(), "text/plain")
+                return
+            self.rfile.read(int(length))
         route = _ROUTES.get((method, parts.path))
         if route is None:
             missing = HTTPStatus.NO_CONTENT if parts.path == "/favicon.ico" else HTTPStatus.NOT_FOUND
@@ -118,6 +123,10 @@ class ViewerHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if status != HTTPStatus.NO_CONTENT:
             self.wfile.write(body)
+
+
+#: Largest request body drained (the viewer's POSTs carry none).
+MAX_BODY = 1 << 16
 
 
 def _int(query: dict[str, str], name: str, default: int) -> int:
