@@ -54,7 +54,6 @@ SYMMETRIES: dict[str, tuple[str, ...]] = {
 }
 
 Inputs = tuple[frozenset[int], ...]
-Transition = tuple[Inputs, int]
 _TOKEN = re.compile(r"[^,\s#]+")
 _VAR_TOKEN = re.compile(r"[^=\s{,}]+")
 
