@@ -11,6 +11,7 @@ so CI is reproducible and the file runs in well under a minute.
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import tracemalloc
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 import tensorca
 from tensorca import checkpoint as ckpt
 from tensorca.analysis import decode as decode_apgcode
+from tensorca.cli import _args
 from tensorca.errors import CheckpointError, PatternError, RuleError, TensorcaError, UsageError
 from tensorca.io.haul import Haul, HaulError, parse_haul
 from tensorca.lenia import animal_entry, creature, decode_cells, load_animals
@@ -563,24 +565,17 @@ def test_lenia_cells_are_bounded_by_their_area_not_their_runs():
 # --- the command line's argument types -------------------------------------------------------------
 
 
-def _argument_types() -> dict:
-    from tensorca.cli import _args
-
-    return {"integer": _args.integer(0, 100), "generations": _args.generations(0), "number": _args.number(0, 10),
-            "byte_size": _args.byte_size, "device": _args.device, "devices": _args.devices,
-            "grid_size": _args.grid_size, "int_list": _args.int_list(0, 100)}
-
-
+ARGUMENT_TYPES = {"integer": _args.integer(0, 100), "generations": _args.generations(0),
+                  "number": _args.number(0, 10), "byte_size": _args.byte_size, "device": _args.device,
+                  "devices": _args.devices, "grid_size": _args.grid_size, "int_list": _args.int_list(0, 100)}
 ARGUMENT_PIECES = ["1", "0", "9" * 30, "e", "E", "+", "-", ".", "x", "X", ",", "k", "K", "M", "G", "GiB", "MB", "B",
                    "inf", "nan", "cuda", ":", "cpu", "\u0663", "1e999", " ", "_", "**", "^", "2^", "10^"]
 
 
 @FUZZ_MORE
-@given(name=st.sampled_from(sorted(_argument_types())),
+@given(name=st.sampled_from(sorted(ARGUMENT_TYPES)),
        text=st.one_of(st.lists(st.sampled_from(ARGUMENT_PIECES), max_size=6).map("".join), st.text(max_size=12)))
 def test_argument_types_raise_only_what_argparse_reports(name, text):
     """argparse turns ArgumentTypeError, ValueError and TypeError into one usage line; anything else
     would be a traceback."""
-    import argparse
-
-    only_raises((argparse.ArgumentTypeError, ValueError, TypeError), lambda: _argument_types()[name](text))
+    only_raises((argparse.ArgumentTypeError, ValueError, TypeError), lambda: ARGUMENT_TYPES[name](text))

@@ -44,6 +44,18 @@ def available_bytes(device: str | None) -> int | None:
     return None
 
 
+def require_memory(what: str, needed: int, fix: str, device: str | None = None, max_bytes: int | None = None,
+                   estimate: bool = False) -> None:
+    """:class:`MemoryBudgetError` before anything is allocated when ``needed`` bytes for ``what`` are
+    more than ``max_bytes`` or, without it, what :func:`available_bytes` reports free on ``device``
+    (None: this host); ``fix`` says what to change, ``estimate`` that ``needed`` is approximate."""
+    available = max_bytes if max_bytes is not None else available_bytes(device)
+    if available is not None and needed > available:
+        where = "the max_bytes budget" if max_bytes is not None else f"free on {device or 'this host'}"
+        raise MemoryBudgetError(f"{what} needs {'about ' if estimate else ''}{format_bytes(needed)}, and "
+                                f"{format_bytes(available)} is {where}; {fix}", needed=needed, available=available)
+
+
 def plan_chunk(engine: Engine, batch: int, shape: tuple[int, int], rule: Rule, device: str | None,
                max_bytes: int | None = None) -> int:
     """How many grids of the batch to advance per engine call so the working set fits.

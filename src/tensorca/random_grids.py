@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import GridError, MemoryBudgetError, UsageError
-from .memory import available_bytes, format_bytes
+from .errors import GridError, UsageError
+from .memory import require_memory
 
 
 def random_soup(
@@ -44,11 +44,8 @@ def random_soup(
         raise GridError(f"n_states must lie in 2..256, got {n_states}")
     shape = (height, width) if batch is None else (batch, height, width)
     cells = int(np.prod(shape, dtype=np.int64))
-    budget = available_bytes(None)
-    if budget is not None and 2 * cells > budget:  # the soup and one same-sized temporary
-        raise MemoryBudgetError(
-            f"a soup of {cells:,} cells needs about {format_bytes(2 * cells)} but only {format_bytes(budget)} "
-            "of memory is available; use a smaller size or batch", needed=2 * cells, available=budget)
+    # the soup and one same-sized temporary
+    require_memory(f"a soup of {cells:,} cells", 2 * cells, "use a smaller size or batch", estimate=True)
     rng = np.random.default_rng(seed)
     # Draw in blocks of rows (the same stream as one draw) so the float64 temporaries stay small.
     alive = np.empty(shape, dtype=bool)

@@ -140,7 +140,6 @@ def cmd(args: argparse.Namespace) -> int:
 
 def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Topology, str, int]:
     """``(lazy grid, rule, topology, label, generation)``: a store, a soup made chunk by chunk, or a file."""
-
     if args.resume is not None:
         from ..outofcore.store import open_store
 

@@ -20,10 +20,11 @@ from ..arrays import check_device
 from ..engines import get_engine
 from ..engines.base import Engine
 from ..errors import EngineError, GridError
+from ..memory import require_memory
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from .errors import DatasetTypeError, check_fits
+from .errors import DatasetTypeError
 from .seeding import MASK32, cell_bits, fold, hash32
 from .trajectories import _count, _range, _shape
 
@@ -100,9 +101,9 @@ class DeviceStream:
         frames = 2 if self.steps is None else self.steps + 1
         itemsize = 1 if self.rule.state_space.discrete else 4
         # a batch: its frames, and the int64 hash temporaries while its start states are made
-        check_fits(f"one batch ({self.batch_size} x {frames} frames of {width}x{height} cells)",
-                   self.batch_size * height * width * (24 + frames * itemsize), str(self.device),
-                   "use a smaller batch_size")
+        require_memory(f"one batch ({self.batch_size} x {frames} frames of {width}x{height} cells)",
+                       self.batch_size * height * width * (24 + frames * itemsize), "use a smaller batch_size",
+                       device=str(self.device), estimate=True)
         self._cells = torch.arange(self.shape[0] * self.shape[1], dtype=torch.int64,
                                    device=self.device).view(1, *self.shape)
 

@@ -29,12 +29,13 @@ from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 from ..arrays import as_uint8_grid
 from ..errors import GridError, TopologyError, UsageError
+from ..memory import require_memory
 from ..pattern import Pattern
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..simulate import run
 from ..topology import Topology
-from .errors import DatasetIndexError, DatasetTypeError, check_fits
+from .errors import DatasetIndexError, DatasetTypeError
 from .seeding import item_rng
 
 StartFunction = Callable[[np.random.Generator, tuple[int, int]], np.ndarray]
@@ -128,9 +129,9 @@ class _Spec:
         self.symmetries = bool(symmetries)
         height, width = self.shape
         # an item: its frames, the float64 draw of its start, and the engine's two grids
-        check_fits(f"one item ({self.frames} frames of {width}x{height} cells)",
-                   height * width * (8 + (self.frames + 2) * self.dtype.itemsize), None,
-                   "use a smaller shape or fewer steps")
+        require_memory(f"one item ({self.frames} frames of {width}x{height} cells)",
+                       height * width * (8 + (self.frames + 2) * self.dtype.itemsize),
+                       "use a smaller shape or fewer steps", estimate=True)
         self.patterns: list[np.ndarray] = []
         if pattern is not None:
             several = isinstance(pattern, (list, tuple)) and all(

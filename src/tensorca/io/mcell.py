@@ -125,7 +125,7 @@ def read_mcell(text: str, *, source: str | None = None, max_cells: int | None = 
     ``max_cells`` as the runs are read."""
     budget = resolve_max_cells(max_cells)
     scan = _Scan(text, budget, source)
-    extent = _extent(scan, budget, source)
+    extent = _extent(scan)
     rule_text, number, column, _ = scan.rule_at or ("B3/S23", 1, 1, False)
     rule, _topology = parse_rule_in_file(rule_text, number, column, source)
     width, height = scan.width, scan.height
@@ -139,9 +139,9 @@ def read_mcell(text: str, *, source: str | None = None, max_cells: int | None = 
     return Pattern(cells=cells, rule=rule, topology=Topology.unbounded(), origin=origin, comments=scan.comments)
 
 
-def _extent(scan: _Scan, budget: int, source: str | None) -> tuple[int, int, int, int] | None:
+def _extent(scan: _Scan) -> tuple[int, int, int, int] | None:
     """``(top, bottom, left, right)`` (inclusive) of every run, None when there is none; refused at
-    the run that takes the box past ``budget`` cells."""
+    the run that takes the box past the scan's budget of cells."""
     box = None
     for y, x, n, _, number, column in scan.runs():
         right = x + n - 1
@@ -151,8 +151,8 @@ def _extent(scan: _Scan, budget: int, source: str | None) -> tuple[int, int, int
             box = (min(box[0], y), max(box[1], y), min(box[2], x), max(box[3], right))
         else:
             continue
-        check_area(box[3] - box[2] + 1, box[1] - box[0] + 1, budget, line=number, column=column, source=source,
-                   what="MCell pattern")
+        check_area(box[3] - box[2] + 1, box[1] - box[0] + 1, scan.budget, line=number, column=column,
+                   source=scan.source, what="MCell pattern")
     return box
 
 

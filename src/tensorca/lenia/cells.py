@@ -52,8 +52,8 @@ def _runs(text: str, source: str) -> Iterator[tuple[int, str, int]]:
             raise PatternError(f"unexpected character {text[pos]!r} in Lenia cells", 1, pos + 1, source)
         if code.group() == "!":
             return
-        if len(code.group()) == 2 and level(code.group()) > 255:
-            raise PatternError(f"level {code.group()} is {level(code.group())}, past 255 (yO)", 1, pos + 1, source)
+        if len(code.group()) == 2 and (value := level(code.group())) > 255:
+            raise PatternError(f"level {code.group()} is {value}, past 255 (yO)", 1, pos + 1, source)
         yield count, code.group(), start + 1
         pos = code.end()
 

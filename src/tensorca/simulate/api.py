@@ -23,8 +23,8 @@ from .. import costmodel
 from ..arrays import as_cells, device_kind, is_tensor, like_input
 from ..engines.base import Engine
 from ..engines.registry import unbounded_native
-from ..errors import GridError, MemoryBudgetError, TensorcaError, TopologyError, UsageError
-from ..memory import available_bytes, format_bytes
+from ..errors import GridError, TensorcaError, TopologyError, UsageError
+from ..memory import require_memory
 from ..observers import Population, Samples
 from ..pattern import Pattern
 from ..rules.base import Rule
@@ -333,14 +333,9 @@ def _place_on_grid(cells: np.ndarray, topo: Topology, max_bytes: int | None = No
             f"pattern of {cells.shape[2]}x{cells.shape[1]} cells (W x H) does not fit the "
             f"{width}x{height} grid of topology {topo}"
         )
-    needed = height * width * cells.dtype.itemsize
-    available = max_bytes if max_bytes is not None else available_bytes(None)
-    if available is not None and needed > available:
-        where = "the max_bytes budget" if max_bytes is not None else "free on this host"
-        raise MemoryBudgetError(f"the {width}x{height} grid of topology {topo} ({height * width:,} cells) needs "
-                                f"{format_bytes(needed)}, and {format_bytes(available)} is {where}; use a "
-                                f"smaller bounded topology, or the unbounded plane (no suffix) where the "
-                                f"pattern is sparse", needed=needed, available=available)
+    require_memory(f"the {width}x{height} grid of topology {topo} ({height * width:,} cells)",
+                   height * width * cells.dtype.itemsize, "use a smaller bounded topology, or the unbounded "
+                   "plane (no suffix) where the pattern is sparse", max_bytes=max_bytes)
     grid = np.zeros((1, height, width), dtype=cells.dtype)
     grid[:, : cells.shape[1], : cells.shape[2]] = cells
     return grid

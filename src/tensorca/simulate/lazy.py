@@ -28,7 +28,7 @@ from ..errors import GridError, TopologyError, UsageError
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
-from .plan import MAX_SEGMENT, Interrupted, boundaries
+from .plan import Interrupted, boundaries
 from .progress import progress_reporter
 
 
@@ -126,7 +126,7 @@ def run_segments(engine: Engine, grid: Any, rule: Rule, topology: Topology, gene
 
     done, saved = 0, None
     try:
-        for end in boundaries(generations, every, MAX_SEGMENT):
+        for end in boundaries(generations, every):
             out = engine.advance(grid, rule, topology, end - done)
             manifest = manifest_for("grid", rule, topology, start + end, batched=batched, engine=engine.name)
             save_store(path, out, manifest)

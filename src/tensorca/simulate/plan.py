@@ -79,13 +79,14 @@ def segment_ends(generations: int, progressions: Iterable[tuple[int, int]] = ())
 
 
 def boundaries(generations: int, *steps: int | None) -> Iterator[int]:
-    """:func:`segment_ends` at the multiples of each step (None or 0: none) and the end."""
-    return segment_ends(generations, [(step, step) for step in steps if step])
+    """Segment ends of a dense engine's run (:func:`segment_ends`): the multiples of each step (None
+    or 0: none) and of :data:`MAX_SEGMENT`, and the end."""
+    return segment_ends(generations, [(step, step) for step in (*steps, MAX_SEGMENT) if step])
 
 
 def count_segments(generations: int, *steps: int | None) -> int:
     """How many ends :func:`boundaries` makes, counted (inclusion-exclusion over the steps), not made."""
-    steps_given = sorted({step for step in steps if step})
+    steps_given = sorted({step for step in (*steps, MAX_SEGMENT) if step})
     inside = 0  # multiples of any step in 1 .. generations - 1
     for k in range(1, len(steps_given) + 1):
         for subset in itertools.combinations(steps_given, k):
@@ -189,10 +190,9 @@ class RunPlan:
     def _batch_ends(self, chunked: bool) -> Iterator[int]:
         """Where segments end: chunked runs without checkpoints go the whole way (progress per chunk)."""
         if chunked and self.checkpointer is None:
-            return boundaries(self.generations, MAX_SEGMENT)
+            return boundaries(self.generations)
         every = self.checkpointer.every if self.checkpointer else None
-        return boundaries(self.generations, every, progress_step(self.generations) if self.progress else None,
-                          MAX_SEGMENT)
+        return boundaries(self.generations, every, progress_step(self.generations) if self.progress else None)
 
     def _halve(self, chunk: int, n: int, shape: tuple[int, int], run_device: str, exc: BaseException) -> int:
         return halve_chunk(self.engine, chunk, n, shape, self.rule, run_device, self.max_bytes, exc)
