@@ -230,6 +230,44 @@ def test_viewer_draws_glider_steps_plays_and_stays_local(viewer, browser):
     assert viewer.requests.count("/step") >= 4 + 5
 
 
+FIT = """(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));  // after a resize's layout
+    const root = document.documentElement, board = tca.el('board').getBoundingClientRect();
+    const boxes = (els) => els.map((e) => e.getBoundingClientRect());
+    return {viewport: [root.clientWidth, root.clientHeight], scroll: [root.scrollWidth, root.scrollHeight],
+            inner: [innerWidth, innerHeight], board: [board.width, board.height],
+            bottom: Math.max(...boxes(['board', 'chart', 'status', 'counter'].map(tca.el)).map((r) => r.bottom)),
+            right: Math.max(...boxes([...document.querySelectorAll('#app *, header *')]).map((r) => r.right))};
+    })()"""
+
+
+def assert_fits(tools: DevTools, width: int | None = None, height: int | None = None) -> dict:
+    """The page fills its viewport (``width`` x ``height`` when given) without overflowing it: no
+    scrollbars, every control inside, and the board takes the space the rest leaves."""
+    fit = tools.evaluate(FIT)
+    vw, vh = fit["viewport"]
+    if width is not None:
+        assert fit["inner"] == [width, height] and (vw, vh) == (width, height), fit  # no scrollbar took room
+    assert fit["scroll"][0] <= vw and fit["scroll"][1] <= vh, f"the page overflows its viewport: {fit}"
+    assert fit["right"] <= vw and fit["bottom"] <= vh, fit
+    assert vw - fit["board"][0] <= 40 and vh - fit["bottom"] <= 20, f"the board does not fill the window: {fit}"
+    return fit
+
+
+def test_viewer_fits_the_window_without_scrollbars(viewer, browser):
+    open_viewer(browser, viewer.url)  # the fixture's window: --window-size=1000,800
+    assert_fits(browser)
+    browser.call("Emulation.setDeviceMetricsOverride", width=1000, height=800, deviceScaleFactor=1, mobile=False)
+    open_viewer(browser, viewer.url)
+    fit = assert_fits(browser, 1000, 800)
+    assert fit["board"][1] >= 500  # the board, not the margins, takes the height
+    assert live_cells(browser) == set(GLIDER)  # and still draws the cells where they are
+    browser.call("Emulation.setDeviceMetricsOverride", width=480, height=360, deviceScaleFactor=1, mobile=False)
+    fit = assert_fits(browser, 480, 360)  # a resize: the toolbar wraps, the board shrinks
+    assert fit["board"][1] >= 32
+    browser.call("Emulation.clearDeviceMetricsOverride")
+
+
 def test_page_names_no_outside_resource():
     """The page is self-contained: no URLs, no src attributes, no @import (checked without a browser)."""
     text = page().decode("utf-8").lower()

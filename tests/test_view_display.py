@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -158,6 +159,11 @@ def img_of(html: str) -> np.ndarray:
     return decode(base64.b64decode(data))
 
 
+def card(html: str) -> dict[str, str]:
+    """The card's table as ``{name: value}`` (values still HTML-escaped)."""
+    return dict(re.findall(r"<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", html))
+
+
 def test_html_card_shows_rule_population_and_escapes():
     html = repr_html(glider_grid(), rule_text="B3/S23<x>", topology_text=":T16,16", generation=12, population=5)
     assert "B3/S23&lt;x&gt;" in html and "<x>" not in html
@@ -247,10 +253,15 @@ def test_hashlife_universe_shows():
     universe = Universe.from_cells(cells, "B3/S23").step(4 * 3000)
     x, y, w, h = universe.bounding_box()
     assert (x, y) == (0, 0) and w == h == 3008
-    image = decode(show(universe)._repr_png_())
-    assert image.shape == (1003, 1003, 3)  # shrunk by 3
+    shown = show(universe)
+    image = decode(shown._repr_png_())
+    # drawn by the tree: 4 x 4 cell pixels aligned on its root (one more row here), not read cell by cell
+    assert image.shape in ((752, 752, 3), (753, 752, 3), (752, 753, 3), (753, 753, 3))
     assert np.all(image[0, 0] == LIVE) and np.all(image[-1, -1] == LIVE)
     assert np.count_nonzero(np.all(image == LIVE, axis=-1)) <= 8
+    rows = card(shown._repr_html_())
+    assert rows["bounding box"] == "3,008 x 3,008 at (0, 0)" and rows["generation"] == "12,000"
+    assert rows["population"] == "9" and rows["picture"].endswith("1 px = 4 x 4 cells (max of each)")
 
 
 def test_rule_colours_reach_the_notebook_and_the_viewer():
@@ -266,3 +277,61 @@ def test_rule_colours_reach_the_notebook_and_the_viewer():
     assert seen == [tuple(c) for c in palette(4, rule).tolist()]
     assert seen != [tuple(c) for c in palette(4).tolist()]
     assert from_pattern(np.tile(cells, (4, 1)), rule, "numpy").describe()["palette"] == palette(4, rule).tolist()
+
+
+def test_shown_generation_is_the_patterns_or_the_given_one_never_a_made_up_zero():
+    grid = glider_grid()
+    after = tensorca.run(grid, "B3/S23", 1000)  # an array: it carries no generation
+    assert card(show(after)._repr_html_())["generation"] == "unknown"
+    assert card(show(after, generation=1000)._repr_html_())["generation"] == "1,000"
+    pattern = tensorca.run(tensorca.Pattern(grid, topology=tensorca.parse_topology(":T16,16")), generations=1000)
+    assert pattern.generation == 1000
+    assert card(show(pattern)._repr_html_())["generation"] == "1,000"
+    assert card(pattern._repr_html_())["generation"] == "1,000"
+    assert card(show(pattern, generation=0)._repr_html_())["generation"] == "0"  # a given 0 is kept
+    tree = FakeTree(GLIDER)
+    assert card(show(tree)._repr_html_())["generation"] == "3"
+    assert card(show(tree, generation=1000)._repr_html_())["generation"] == "1,000"
+    tree.generation = -1  # a Universe view's "not known"
+    assert card(show(tree)._repr_html_())["generation"] == "unknown"
+
+
+def test_float_cells_state_mass_not_population():
+    lenia = tensorca.lenia.creature("O2u")
+    rows = card(lenia._repr_html_())
+    assert "population" not in rows
+    assert rows["mass"] == f"{float(lenia.cells.sum()):.6g}" and rows["non-zero cells"] == f"{lenia.population:,}"
+    assert card(show(lenia)._repr_html_()) == rows
+    rows = card(show(lenia.cells)._repr_html_())  # an array: no rule given, and floats have no default one
+    assert "population" not in rows and rows["mass"] == f"{float(lenia.cells.sum()):.6g}"
+    assert rows["rule"] == "not given"
+    assert "population" in card(show(glider_grid())._repr_html_())
+
+
+def test_card_states_the_picture_scale_apart_from_the_size():
+    rows = card(show(np.zeros((3000, 20), np.uint8))._repr_html_())
+    assert rows["size"] == "20 x 3,000" and rows["picture"] == "7 x 1,000 px, 1 px = 3 x 3 cells (max of each)"
+    rows = card(show(glider_grid())._repr_html_())
+    assert rows["size"] == "16 x 16" and rows["picture"] == "512 x 512 px, 1 cell = 32 x 32 px"
+
+
+def test_tree_backed_pattern_card_states_its_bounding_box_not_the_pictures():
+    pytest.importorskip("numba")
+    gun = tensorca.load(Path(__file__).parent / "data" / "hashlife" / "gosper_gun.rle")
+    tree = tensorca.run(gun, generations=20_000, backend="hashlife")
+    assert tree.tree_backed
+    x, y, w, h = tree.bounding_box()
+    assert min(w, h) > 4096  # a picture of at most 1024 px a side shrinks it by 8
+    html = tree._repr_html_()
+    rows = card(html)
+    assert rows["bounding box"] == f"{w:,} x {h:,} at ({x:,}, {y:,})"
+    assert rows["population"] == f"{tree.population:,}" and rows["generation"] == "20,000"
+    assert rows["topology"] == "unbounded (tree)" and rows["rule"] == "B3/S23"
+    ph, pw = img_of(html).shape[:2]
+    assert rows["picture"] == f"{pw:,} x {ph:,} px, 1 px = 8 x 8 cells (max of each)"
+    assert -(-w // 8) <= pw <= -(-w // 8) + 1 and -(-h // 8) <= ph <= -(-h // 8) + 1
+    assert tree.tree_backed  # drawn from the tree, not materialised
+    assert show(tree)._repr_html_() == html and tree._repr_png_() == show(tree)._repr_png_()
+    assert tree.tree_backed
+    macrocell = tensorca.io.loads(tensorca.io.dumps(tree, "macrocell"))  # as a .mc file loads
+    assert macrocell.tree_backed and card(macrocell._repr_html_()) == rows

@@ -236,20 +236,15 @@ class Pattern:
         """The picture a notebook shows (at most 1024 px a side; see :mod:`tensorca.view.display`).
         A tree-backed pattern draws from its tree, downsampled: a pixel is alive when any cell
         below it is (:meth:`picture`)."""
-        from .view.display import pattern_png, to_png  # view imports render, which imports this module
+        from .view.display import pattern_png  # view imports render, which imports this module
 
-        if self.tree is not None:
-            return to_png(self.picture(), n_states=2)
         return pattern_png(self)
 
     def _repr_html_(self) -> str:
-        """The picture with rule, topology, size, population and generation, for notebooks."""
-        from .view.display import pattern_html, repr_html
+        """The picture beside the pattern's rule, topology, size (a tree-backed pattern: its
+        bounding box), generation and population (float cells: mass), and the picture's scale."""
+        from .view.display import pattern_html
 
-        if self.tree is not None:
-            rule = self.rule.canonical() if self.rule is not None else "B3/S23"
-            return repr_html(self.picture(), rule_text=rule, topology_text="unbounded (tree)",
-                             generation=self.generation, population=self.population, n_states=2)
         return pattern_html(self)
 
     def picture(self, max_px: int = 1024) -> np.ndarray:

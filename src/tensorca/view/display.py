@@ -8,7 +8,11 @@ lone glider in a huge universe stays visible). Discrete states use the render pa
 4096 x 4096 soup encodes in a few milliseconds.
 
     import tensorca
-    tensorca.show(tensorca.run(grid, "B3/S23", 100))     # in a notebook cell: the picture
+    tensorca.show(tensorca.run(grid, "B3/S23", 100), generation=100)   # in a notebook cell: the picture
+    tensorca.show(tensorca.run(pattern, generations=100))    # a Pattern carries its generation
+
+The card beside the picture states the pattern's own size (a tree-backed pattern: its bounding
+box), generation, population (float cells: mass) and, apart, the picture's pixels and scale.
 """
 
 from __future__ import annotations
@@ -132,10 +136,14 @@ def to_png(cells: Any, *, n_states: int = 2, max_px: int = 1024, palette: np.nda
     uint8 colours per state (a rule table's ``@COLORS``). At most ``max_px`` pixels a side, cells
     at most ``max_cell_px`` and at least 1 pixel; bigger grids are max-pooled (any-on).
     """
+    return _encode(*picture(cells, n_states=n_states, max_px=max_px, palette=palette,
+                            colormap_name=colormap_name, max_cell_px=max_cell_px))
+
+
+def _encode(index: np.ndarray, colours: np.ndarray) -> bytes:
+    """Palette-indexed PNG bytes of ``(h, w)`` uint8 indices into ``(k, 3)`` colours."""
     from PIL import Image  # Pillow is a core dependency; imported on use to keep `import tensorca` light
 
-    index, colours = picture(cells, n_states=n_states, max_px=max_px, palette=palette,
-                             colormap_name=colormap_name, max_cell_px=max_cell_px)
     image = Image.fromarray(np.ascontiguousarray(index))
     image.putpalette(colours.tobytes(), "RGB")
     buffer = io.BytesIO()
@@ -143,23 +151,48 @@ def to_png(cells: Any, *, n_states: int = 2, max_px: int = 1024, palette: np.nda
     return buffer.getvalue()
 
 
-def repr_html(cells: Any, *, rule_text: str, topology_text: str, generation: int, population: int,
+def repr_html(cells: Any, *, rule_text: str, topology_text: str, generation: int | None, population: int,
               mass: float | None = None, n_states: int = 2, palette: np.ndarray | None = None,
               colormap_name: str = "viridis", max_px: int = 1024) -> str:
-    """An HTML card: the PNG inline (base64) and a table of rule, topology, size, generation,
-    population and (for float states) mass. Strings are HTML-escaped."""
+    """An HTML card: the PNG inline (base64) and a table of rule, topology, size, generation
+    (``None``: unknown), population or, for float states, mass and non-zero cells, and the
+    picture's own size and scale. Strings are HTML-escaped."""
     arr = as_numpy(cells)
-    png = to_png(arr, n_states=n_states, max_px=max_px, palette=palette, colormap_name=colormap_name)
+    index, colours = picture(arr, n_states=n_states, max_px=max_px, palette=palette, colormap_name=colormap_name)
+    shrink, zoom = fit(arr.shape, max_px)
     height, width = (int(arr.shape[0]), int(arr.shape[1])) if arr.ndim == 2 else (0, 0)
-    rows = [("rule", rule_text), ("topology", topology_text), ("size", f"{width} x {height}"),
-            ("generation", f"{int(generation):,}"), ("population", f"{int(population):,}")]
-    if mass is not None:
-        rows.append(("mass", f"{float(mass):.6g}"))
-    return _card(base64.b64encode(png).decode("ascii"), rows)
+    rows = _rows(rule_text, topology_text, ("size", f"{width:,} x {height:,}"), generation, population, mass,
+                 _scale_text(index.shape, shrink, zoom))
+    return _card(_encode(index, colours), rows)
 
 
-def _card(data: str, rows: list[tuple[str, str]]) -> str:
-    """The HTML of a base64 PNG beside a table of ``(name, value)`` rows (escaped)."""
+def _rows(rule_text: str, topology_text: str, size: tuple[str, str], generation: int | None, population: int,
+          mass: float | None, scale: str) -> list[tuple[str, str]]:
+    """The card's ``(name, value)`` rows. Float cells have a mass (the sum of their values), not a
+    population: their count of non-zero cells is named for what it is."""
+    rows = [("rule", rule_text), ("topology", topology_text), size,
+            ("generation", "unknown" if generation is None else f"{int(generation):,}")]
+    if mass is None:
+        rows.append(("population", f"{int(population):,}"))
+    else:
+        rows += [("mass", f"{float(mass):.6g}"), ("non-zero cells", f"{int(population):,}")]
+    return rows + [("picture", scale)]
+
+
+def _scale_text(shape: tuple[int, ...], shrink: int, zoom: int) -> str:
+    """The picture's pixel size and scale: ``782 x 783 px, 1 px = 32 x 32 cells (max of each)``."""
+    if shrink > 1 and zoom > 1:
+        per = f"{zoom} x {zoom} px = {shrink:,} x {shrink:,} cells (max of each)"
+    elif shrink > 1:
+        per = f"1 px = {shrink:,} x {shrink:,} cells (max of each)"
+    else:
+        per = f"1 cell = {zoom} x {zoom} px"
+    return f"{int(shape[1]):,} x {int(shape[0]):,} px, {per}"
+
+
+def _card(png: bytes, rows: list[tuple[str, str]]) -> str:
+    """The HTML of a PNG (inline, base64) beside a table of ``(name, value)`` rows (escaped)."""
+    data = base64.b64encode(png).decode("ascii")
     table = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{html.escape(k)}</th>"
                     f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>" for k, v in rows)
     return ("<div class='tensorca-pattern' style='display:flex;gap:1em;align-items:flex-start'>"
@@ -171,13 +204,21 @@ def _card(data: str, rows: list[tuple[str, str]]) -> str:
 def region_png(crop: Any, box: tuple[int, int, int, int] | None, *, n_states: int = 2, max_px: int = 1024,
                palette: np.ndarray | None = None, max_cells: int = REGION_MAX_CELLS) -> bytes:
     """PNG of a pattern known by ``crop(x, y, w, h) -> (h, w) uint8`` and its bounding ``box``
-    ``(x, y, w, h)`` (a HashLife :class:`~tensorca.hashlife.Universe`): the box is read in
-    stripes of about :data:`STRIPE_CELLS` cells, each max-pooled at once, so memory stays at one
-    stripe. States are pooled by value (tree-backed patterns are two-state). Boxes over
-    ``max_cells`` are refused with :class:`MemoryBudgetError`.
+    ``(x, y, w, h)``: see :func:`region_pixels`."""
+    pooled, _ = region_pixels(crop, box, max_px=max_px, max_cells=max_cells)
+    return to_png(pooled, n_states=n_states, max_px=max_px, palette=palette)
+
+
+def region_pixels(crop: Any, box: tuple[int, int, int, int] | None, *, max_px: int = 1024,
+                  max_cells: int = REGION_MAX_CELLS) -> tuple[np.ndarray, int]:
+    """``(pooled, shrink)``: the bounding ``box`` ``(x, y, w, h)`` of a pattern known by
+    ``crop(x, y, w, h) -> (h, w) uint8``, max-pooled by ``shrink`` to at most ``max_px`` a side.
+    The box is read in stripes of about :data:`STRIPE_CELLS` cells, each pooled at once, so memory
+    stays at one stripe. States are pooled by value (tree-backed patterns are two-state). Boxes
+    over ``max_cells`` are refused with :class:`MemoryBudgetError`.
     """
     if box is None:
-        return to_png(np.zeros((1, 1), np.uint8), n_states=n_states, max_px=max_px, palette=palette)
+        return np.zeros((1, 1), np.uint8), 1
     x, y, w, h = (int(v) for v in box)
     if w * h > max_cells:
         raise MemoryBudgetError(f"drawing a {w}x{h} bounding box reads {w * h} cells, over max_cells={max_cells}; "
@@ -186,17 +227,46 @@ def region_png(crop: Any, box: tuple[int, int, int, int] | None, *, n_states: in
     rows = max(1, STRIPE_CELLS // max(w, 1) // shrink) * shrink  # whole pooling blocks per stripe
     parts = [pool_max(np.asarray(crop(x, y + top, w, min(rows, h - top)), np.uint8), shrink)
              for top in range(0, h, rows)]
-    return to_png(np.vstack(parts), n_states=n_states, max_px=max_px, palette=palette)
+    return np.vstack(parts), shrink
+
+
+def tree_pixels(x: Any, max_px: int = 1024) -> tuple[np.ndarray, int]:
+    """``(pooled, shrink)`` of a tree-backed pattern (a tree-backed :class:`~tensorca.Pattern` or a
+    HashLife :class:`~tensorca.hashlife.Universe`): its bounding box max-pooled by ``shrink`` cells
+    a pixel side to at most ``max_px`` a side. Drawn by the tree's own ``picture`` when it has one
+    (cost follows the pixels: a 2^40-generation breeder draws), else read through ``crop``."""
+    if not callable(getattr(x, "picture", None)):
+        return region_pixels(x.crop, x.bounding_box(), max_px=max_px)
+    pooled = np.asarray(x.picture(max_px), np.uint8)
+    box = x.bounding_box()
+    return pooled, 1 if box is None else _block_side((int(box[2]), int(box[3])), pooled.shape)
+
+
+def _block_side(size: tuple[int, int], shape: tuple[int, ...]) -> int:
+    """Cells a pixel side of a tree picture: a ``(w, h)`` box drawn as ``(ph, pw)`` pixels of
+    ``2**s`` cells aligned on the tree, so each side spans ``ceil(n / 2**s)`` pixels or one more;
+    the smallest such ``2**s`` (unambiguous unless the picture is at most 3 pixels long)."""
+    sides = ((size[0], int(shape[1])), (size[1], int(shape[0])))
+    for s in range(63):
+        if all(0 <= p - 1 - ((n - 1) >> s) <= 1 for n, p in sides):
+            return 1 << s
+    return 1 << 62
 
 
 def _tree_backed(x: Any) -> bool:
-    """A pattern held as a tree: it answers ``crop`` and ``bounding_box`` but has no dense ``cells``."""
+    """A pattern held as a tree: a :class:`~tensorca.Pattern` says so (asking for its ``cells``
+    would materialise them); anything else answers ``crop`` and ``bounding_box`` but has no ``cells``."""
+    flag = getattr(x, "tree_backed", None)
+    if isinstance(flag, bool):
+        return flag
     return not hasattr(x, "cells") and callable(getattr(x, "crop", None)) and callable(getattr(x, "bounding_box", None))
 
 
-def _rule_text(rule: Any) -> str:
+def _rule_text(rule: Any, continuous: bool = False) -> str:
+    """The rule as the card names it; without one, what :func:`tensorca.run` would use (float
+    cells have no default rule)."""
     if rule is None:
-        return "B3/S23 (default)"
+        return "not given" if continuous else "B3/S23 (default)"
     canonical = getattr(rule, "canonical", None)
     return canonical() if callable(canonical) else str(rule)
 
@@ -214,27 +284,30 @@ def _rule_colours(rule: Any) -> tuple[int, bool]:
 
 
 def pattern_png(pattern: Any, **kw: Any) -> bytes:
-    """PNG bytes of a :class:`~tensorca.Pattern` (``Pattern._repr_png_``); ``kw`` as :func:`to_png`."""
-    n_states, _ = _rule_colours(pattern.rule)
-    return to_png(pattern.cells, n_states=kw.pop("n_states", n_states), **kw)
+    """PNG bytes of a :class:`~tensorca.Pattern` (``Pattern._repr_png_``): as :func:`show` draws it
+    (``kw`` as :class:`Shown`); a tree-backed pattern is drawn from its tree."""
+    return Shown(pattern, **kw)._repr_png_()
 
 
 def pattern_html(pattern: Any, **kw: Any) -> str:
-    """The HTML card of a :class:`~tensorca.Pattern` (``Pattern._repr_html_``)."""
-    n_states, _ = _rule_colours(pattern.rule)
-    return repr_html(pattern.cells, rule_text=_rule_text(pattern.rule), topology_text=str(pattern.topology),
-                     generation=pattern.generation, population=pattern.population,
-                     n_states=kw.pop("n_states", n_states), **kw)
+    """The HTML card of a :class:`~tensorca.Pattern` (``Pattern._repr_html_``): as :func:`show`
+    draws it (``kw`` as :class:`Shown`)."""
+    return Shown(pattern, **kw)._repr_html_()
 
 
 class Shown:
-    """What :func:`show` returns: IPython draws it with ``_repr_png_`` / ``_repr_html_``."""
+    """What :func:`show` returns: IPython draws it with ``_repr_png_`` / ``_repr_html_``.
 
-    def __init__(self, x: Any, *, rule: Any = None, topology: Any = None, generation: int = 0,
+    ``rule``, ``topology``, ``generation``: what the card says, when ``x`` (an array) does not carry
+    them itself or to override a pattern's; without either, the generation reads "unknown".
+    """
+
+    def __init__(self, x: Any, *, rule: Any = None, topology: Any = None, generation: int | None = None,
                  n_states: int | None = None, palette: np.ndarray | None = None,
                  colormap_name: str = "viridis", max_px: int = 1024) -> None:
         self._x = x  # converted on first display: a GPU tensor stays put until someone looks
-        self.rule, self.topology, self.generation = rule, topology, int(generation)
+        self.rule, self.topology = rule, topology
+        self.generation = None if generation is None else int(generation)
         self.n_states, self.palette = n_states, palette
         self.colormap_name, self.max_px = colormap_name, max_px
 
@@ -262,39 +335,56 @@ class Shown:
     def _rule(self) -> Any:
         return self.rule if self.rule is not None else getattr(self._x, "rule", None)
 
-    def _repr_png_(self) -> bytes:
+    def _generation(self) -> int | None:
+        """The generation given, else the pattern's own; ``None`` when neither says (an array)."""
+        if self.generation is not None:
+            return self.generation
+        own = getattr(self._x, "generation", None)
+        return None if own is None or int(own) < 0 else int(own)  # a Universe view's -1: unknown
+
+    def _pixels(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """``(indices, colours, shrink, zoom)``: the picture (as :func:`picture`) and its scale."""
+        style = self._style()
         if _tree_backed(self._x):
-            style = self._style()
-            return region_png(self._x.crop, self._x.bounding_box(), n_states=style["n_states"],
-                              max_px=style["max_px"], palette=style["palette"])
-        return to_png(self.cells(), **self._style())
+            cells, shrink = tree_pixels(self._x, style["max_px"])
+        else:
+            cells, shrink = self.cells(), 1
+        more, zoom = fit(cells.shape, style["max_px"])
+        index, colours = picture(cells, **style)
+        return index, colours, shrink * more, zoom
+
+    def _repr_png_(self) -> bytes:
+        index, colours, _, _ = self._pixels()
+        return _encode(index, colours)
 
     def _repr_html_(self) -> str:
+        index, colours, shrink, zoom = self._pixels()
+        scale = _scale_text(index.shape, shrink, zoom)
         if _tree_backed(self._x):
-            return self._tree_html()
+            box = self._x.bounding_box()
+            size = ("bounding box", "empty" if box is None
+                    else f"{box[2]:,} x {box[3]:,} at ({box[0]:,}, {box[1]:,})")
+            topology = self.topology if self.topology is not None else "unbounded (tree)"
+            rows = _rows(_rule_text(self._rule()), str(topology), size, self._generation(),
+                         int(self._x.population), None, scale)
+            return _card(_encode(index, colours), rows)
         arr = self.cells()
         topology = self.topology if self.topology is not None else getattr(self._x, "topology", None)
         if topology is None:
             topology = f"torus {arr.shape[1]} x {arr.shape[0]}"
-        generation = self.generation or int(getattr(self._x, "generation", 0))
-        mass = float(arr.sum(dtype=np.float64)) if arr.dtype.kind == "f" else None
-        population = int(np.count_nonzero(arr > 0))
-        return repr_html(arr, rule_text=_rule_text(self._rule()), topology_text=str(topology),
-                         generation=generation, population=population, mass=mass, **self._style())
-
-
-    def _tree_html(self) -> str:
-        box = self._x.bounding_box()
-        size = f"{box[2]:,} x {box[3]:,}" if box is not None else "empty"
-        data = base64.b64encode(self._repr_png_()).decode("ascii")
-        return _card(data, [("rule", _rule_text(self._rule())), ("topology", "unbounded (tree)"),
-                            ("bounding box", size), ("generation", f"{int(getattr(self._x, 'generation', 0)):,}"),
-                            ("population", f"{int(self._x.population):,}")])
+        continuous = arr.dtype.kind == "f"
+        mass = float(arr.sum(dtype=np.float64)) if continuous else None
+        rows = _rows(_rule_text(self._rule(), continuous), str(topology),
+                     ("size", f"{arr.shape[1]:,} x {arr.shape[0]:,}"), self._generation(),
+                     int(np.count_nonzero(arr > 0) if continuous else np.count_nonzero(arr)), mass, scale)
+        return _card(_encode(index, colours), rows)
 
 
 def show(x: Any, **kw: Any) -> Shown:
     """A displayable view of ``x``: a ``(H, W)`` array or tensor of states (or floats in [0, 1]), a
-    batch of one, or a :class:`~tensorca.Pattern`. ``kw``: ``rule``, ``topology``, ``generation``,
-    ``n_states``, ``palette``, ``colormap_name``, ``max_px`` (see :class:`Shown`, :func:`to_png`).
-    In a notebook the last expression ``tensorca.show(grid)`` draws; nothing is converted until then."""
+    batch of one, or a :class:`~tensorca.Pattern` (a tree-backed one is drawn from its tree). ``kw``:
+    ``rule``, ``topology``, ``generation``, ``n_states``, ``palette``, ``colormap_name``, ``max_px``
+    (see :class:`Shown`, :func:`to_png`). An array carries no generation: pass ``generation=``, or
+    the card says "unknown". In a notebook the last expression ``tensorca.show(grid)`` draws;
+    nothing is converted until then."""
     return Shown(x, **kw)
