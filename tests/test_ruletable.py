@@ -440,8 +440,85 @@ def test_names_resolve_env_then_rules_dir_then_pattern_folder_then_bundled(tmp_p
 
 
 def test_names_are_case_sensitive_and_unknown_names_say_where_they_looked():
-    with pytest.raises(RuleError, match="as a rule-file name: no wireworld.rule in"):
+    with pytest.raises(RuleError) as info:
         parse_rule("wireworld")
+    message = str(info.value)
+    assert message.startswith("unknown rule 'wireworld': no rule file wireworld.rule was found in ")
+    assert f"{DATA} (TENSORCA_RULES)" in message and "(bundled)" in message
+    assert "did you mean 'WireWorld'? (rule names are case-sensitive)" in message
+
+
+# Issue 37: a bare name is a rule-file name, so its error is the rule loader's, with suggestions.
+
+
+def test_a_misspelt_bundled_rule_file_name_suggests_the_file(monkeypatch):
+    from tensorca.rules.ruleloader import BUNDLED
+
+    monkeypatch.delenv("TENSORCA_RULES")
+    with pytest.raises(RuleError) as info:
+        parse_rule("Langtons-Ants")
+    message = str(info.value)
+    assert "no rule file Langtons-Ants.rule was found in" in message and str(BUNDLED) in message
+    assert "did you mean 'Langtons-Ant'" in message
+    assert "must start with B or S" not in message  # not the B/S parser's complaint
+    assert info.value.text == "Langtons-Ants" and info.value.position == 0
+
+
+def test_golly_rule_names_are_suggested():
+    with pytest.raises(RuleError, match="did you mean 'WireWorld'"):
+        parse_rule("WireWorlds")
+    with pytest.raises(RuleError) as info:
+        parse_rule("Langtons-Loop")  # not bundled: the suggestion says whose it is and where it goes
+    assert "did you mean 'Langtons-Loops'" in str(info.value)
+    assert "Langtons-Loops is Golly's, not here: copy Langtons-Loops.rule" in str(info.value)
+    with pytest.raises(RuleError, match="Codd is one of Golly's rule files: copy Codd.rule"):
+        parse_rule("Codd")
+    with pytest.raises(RuleError, match="did you mean 'LifeHistory'"):  # built in (Super), no file
+        parse_rule("LifeHistry")
+
+
+def test_rule_files_in_rules_dir_are_suggested(tmp_path):
+    from tensorca.rules.ruleloader import rule_dirs
+
+    (tmp_path / "Sidewinder.rule").write_text(SHIFT_DOWN_TREE.replace("ShiftDown", "Sidewinder"))
+    with rule_dirs(tmp_path), pytest.raises(RuleError) as info:
+        parse_rule("SideWinders")
+    assert f"{tmp_path} (rules_dir or the pattern's folder)" in str(info.value)
+    assert "did you mean 'Sidewinder'?" in str(info.value)
+
+
+def test_a_name_with_nothing_close_says_how_to_search_more():
+    with pytest.raises(RuleError) as info:
+        parse_rule("Nonsense-Name")
+    assert "did you mean" not in str(info.value) and "pass rules_dir= to search another folder" in str(info.value)
+
+
+@pytest.mark.parametrize("text, position, words", [
+    ("B3S23x", 5, ["'x'", "survival part", "as a rule-file name: no B3S23x.rule in"]),
+    ("S23x", 3, ["'x'"]),
+    ("W3x", 2, ["'x'"]),
+    ("MAPABC", 3, ["86", "got 3"]),
+    ("R3", 0, ["Larger than Life"]),
+    ("V", 0, ["neighbourhood letter"]),
+])
+def test_malformed_notations_keep_their_parsers_errors(text, position, words):
+    from .conftest import check_rule_error
+
+    check_rule_error(text, position, *words)
+    with pytest.raises(RuleError) as info:
+        parse_rule(text)
+    assert "unknown rule" not in str(info.value) and "did you mean" not in str(info.value)
+
+
+def test_cli_rule_with_an_unknown_name_is_one_error_line(capsys):
+    from tensorca.cli import main
+
+    assert main(["rule", "Nonsense-Name"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("tensorca: error: unknown rule 'Nonsense-Name': no rule file Nonsense-Name.rule")
+    assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
+    assert main(["rule", "WireWorlds"]) == 2
+    assert "did you mean 'WireWorld'?" in capsys.readouterr().err
 
 
 def test_builtin_notations_win_over_rule_files(tmp_path):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import difflib
 import os
 import re
 from collections.abc import Iterator
@@ -38,6 +39,18 @@ BUNDLED = Path(__file__).resolve().parent.parent / "data" / "rules"
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*")
 #: Rule files larger than this are refused (Golly's biggest shipped file is under 2 MB).
 MAX_RULE_FILE_BYTES = 64 << 20
+#: Rule names tensorca knows without a file (Golly's Super algorithm), offered as suggestions.
+BUILTIN_NAMES = ("LifeHistory", "LifeSuper")
+#: Names of rule files in Golly's Rules folder (names only: the files are Golly's, not bundled),
+#: offered as suggestions for a misspelt name; one must be copied onto the search path to be used.
+GOLLY_RULE_NAMES = (
+    "Banks-I", "Banks-II", "Banks-III", "Banks-IV", "BBM-Margolus-emulated", "BriansBrain", "Byl-Loop",
+    "Caterpillars", "Chou-Reggia-1", "Chou-Reggia-2", "Codd", "Codd2", "CrittersMargolus_emulated", "Devore",
+    "DLA-Margolus-emulated", "Ed-rep", "Evoloop", "Evoloop-finite", "HPP", "Hutton32", "JvN29", "Langtons-Ant",
+    "Langtons-Loops", "LifeOnTheEdge", "LifeOnTheSlope", "Nobili32", "Perrier", "Sand-Margolus-emulated",
+    "SDSR-Loop", "StarWars", "Tempesti", "WireWorld", "Worm-1040512", "Worm-1042015", "Worm-complement",
+    "Worm-shared",
+)
 
 _DIRS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("tensorca_rule_dirs", default=())
 
@@ -237,19 +250,82 @@ def matches_name(body: str) -> bool:
 
 
 def parse_name(text: str, start: int, end: int) -> Rule:
-    """The rule file named ``text[start:end]`` (an unknown name also says why it is no rule string)."""
+    """The rule file named ``text[start:end]``.
+
+    An unknown name is reported by the parser its form calls for: one shaped like a built-in
+    notation (``B3S23x``, ``W31``) gets that parser's reason and position, then where no such file
+    was found; a bare name (``WireWorlds``) gets :func:`unknown_name_error`, with suggestions.
+    """
+    from .spec import looks_like_notation
+
     _NAMED_SEEN[0] = True
     name = text[start:end]
-    if find_rule_file(name) is None:
-        builtin = _builtin_error(name)
-        where = ", ".join(str(p) for p in rule_search_path())
-        missing = f"no {name}.rule in {where} (set {ENV_VAR} or pass rules_dir=)"
-        if builtin is None:  # pragma: no cover - the matcher only passes names no built-in parser takes
-            raise RuleError(f"unknown rule: {missing}", text, start)
-        # keep the built-in parser's reason and position: most such names are mistyped rule strings
-        position = start + builtin.position if builtin.position is not None else start
-        raise RuleError(f"{builtin.reason}, and as a rule-file name: {missing}", text, position)
-    return load_named(name)
+    if find_rule_file(name) is not None:
+        return load_named(name)
+    builtin = _builtin_error(name) if looks_like_notation(name) else None
+    if builtin is None:
+        raise unknown_name_error(name, text, start)
+    where = ", ".join(str(p) for p in rule_search_path())
+    missing = f"no {name}.rule in {where} (set {ENV_VAR} or pass rules_dir=)"
+    position = start + builtin.position if builtin.position is not None else start
+    raise RuleError(f"{builtin.reason}, and as a rule-file name: {missing}", text, position)
+
+
+def _searched() -> str:
+    """The search path in words: each folder with why it is searched."""
+    env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
+    folders = [f"{p} ({ENV_VAR})" for p in env]
+    folders += [f"{p} (rules_dir or the pattern's folder)" for p in _DIRS.get()]
+    folders.append(f"{BUNDLED} (bundled)")
+    return ", ".join(folders)
+
+
+def rule_file_names() -> list[str]:
+    """The names of the ``.rule`` files on :func:`rule_search_path`, first folder first."""
+    names: dict[str, None] = {}
+    for folder in rule_search_path():
+        with contextlib.suppress(OSError):  # a missing or unreadable folder has no names to offer
+            for entry in sorted(os.listdir(folder)):
+                stem = entry[:-5] if entry.endswith(".rule") else ""
+                if NAME.fullmatch(stem):
+                    names.setdefault(stem)
+    return list(names)
+
+
+def suggest_names(name: str, limit: int = 3) -> list[str]:
+    """Known rule names close to ``name`` (case-insensitive), closest first: tensorca's built-in
+    names, the rule files on the search path and Golly's well-known rule files."""
+    known: dict[str, str] = {}  # lower case -> spelling; the first source of a spelling wins
+    for candidate in (*BUILTIN_NAMES, *rule_file_names(), *GOLLY_RULE_NAMES):
+        known.setdefault(candidate.lower(), candidate)
+    return [known[k] for k in difflib.get_close_matches(name.lower(), list(known), n=limit, cutoff=0.6)]
+
+
+def unknown_name_error(name: str, text: str, start: int) -> RuleError:
+    """The error for a rule-file name no folder holds: where it looked and what was perhaps meant
+    (a name of Golly's that is not here is said to be Golly's, with where to copy its file)."""
+    message = f"unknown rule {name!r}: no rule file {name}.rule was found in {_searched()}"
+    if name in GOLLY_RULE_NAMES:
+        message += f"; {name} is one of Golly's rule files: {_copy_hint([name])}"
+    elif suggestions := suggest_names(name):
+        message += f"; did you mean {' or '.join(map(repr, suggestions))}?"
+        if suggestions[0].lower() == name.lower():
+            message += " (rule names are case-sensitive)"
+        available = {*BUILTIN_NAMES, *rule_file_names()}
+        golly = [s for s in suggestions if s not in available]
+        if golly:
+            which = f"{golly[0]} is" if len(golly) == 1 else f"{', '.join(golly)} are"
+            message += f" ({which} Golly's, not here: {_copy_hint(golly)})"
+    else:
+        message += f"; set {ENV_VAR} or pass rules_dir= to search another folder"
+    error = RuleError(message)  # the message names the rule already: no "in rule ..." suffix
+    error.text, error.position = text, start
+    return error
+
+
+def _copy_hint(names: list[str]) -> str:
+    files = " and ".join(f"{n}.rule" for n in names)
+    return f"copy {files} from Golly's Rules folder into a folder on {ENV_VAR} or rules_dir="
 
 
 def _register() -> None:

@@ -23,6 +23,12 @@ from .maprule import MAP_LENGTHS, parse_map
 from .wolfram import parse_wolfram
 
 _LTL = re.compile(r"\s*(R[0-9]|[0-9]+\s*,)", re.IGNORECASE | re.ASCII)
+#: The start of a name-like text (a letter, then letters, digits, ``_ - . +``) that reads as a
+#: built-in notation mistyped, not as a rule-file name: B/S (``B3S23x``, ``S23``, ``BS``, a lone
+#: ``V`` or ``H``), Wolfram (``W``, ``W31``), MAP (``MAPABC``; upper case, as ``Mapping`` may be a
+#: name) or Larger than Life (``R3``).
+_NOTATION_LIKE = re.compile(r"[BS](?:[0-9_]|S(?:[0-9_]|$)|$)|[VH]$|W(?:[0-9]|$)|(?-i:MAP)|R[0-9]",
+                            re.IGNORECASE | re.ASCII)
 #: Longer texts are parsed every time: a cache entry holds the text and the rule built from it.
 CACHE_MAX_CHARS = 4096
 
@@ -85,6 +91,13 @@ def _parse_text(text: str, start: int, end: int) -> Rule:
     if len(slashes) == 2:
         return parse_generations(text, start, end, slashes)
     return parse_lifelike(text, start, end)
+
+
+def looks_like_notation(body: str) -> bool:
+    """Whether ``body``, a stripped rule text, has the form of a built-in notation (B/S, Wolfram,
+    MAP, Larger than Life), so that a failure to parse it is that parser's to report; a bare
+    name such as ``WireWorld`` or ``Langtons-Loops`` has none of these forms."""
+    return _NOTATION_LIKE.match(body) is not None
 
 
 def parse_rule(text: str) -> Rule:
