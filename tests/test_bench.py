@@ -112,3 +112,21 @@ def test_calibrate_runs_the_sweep_again_and_warns_when_runs_disagree(monkeypatch
         result = calibration.calibrate(_report(2e-9), runs=3, families=False)
     assert len(result.reports) == 3
     assert result.values["numpy@cpu"]["cell_s"] == pytest.approx(fit(_report(2.1e-9))["numpy@cpu"]["cell_s"])
+
+
+def test_bench_prints_install_hints_with_their_brackets(capsys, monkeypatch):
+    """An engine whose extra is missing is 'not measured' with the command that adds it, brackets
+    and all (rich markup would take ``[torch]`` for a style and print ``pip install 'tensorca'``)."""
+    import tensorca.benchmark
+    from tensorca.engines.registry import engine_info
+    from tensorca.errors import MissingDependencyError
+
+    hint = engine_info("torch").install
+    assert hint == "pip install 'tensorca[torch]'"
+    missing = MissingDependencyError("backend 'torch' could not import torch", package="torch", install=hint)
+    measured = EngineSummary("numpy", "cpu", True, call_s=1e-5, gen_s=1e-5, steady_cups=1e8, steady_cells=10**6)
+    report = BenchReport("B3/S23", True, {}, [], [measured, EngineSummary("torch", "-", False, str(missing))], [], 1.0)
+    monkeypatch.setattr(tensorca.benchmark, "bench", lambda *args, **kwargs: report)
+    assert main(["bench", "--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "torch: not measured" in out and "pip install 'tensorca[torch]'" in out, out

@@ -65,7 +65,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     def on_row(row) -> None:
         if sys.stderr.isatty():
             err.print(f"  {row.engine}@{row.device} {row.sweep} {row.batch}x{row.height}x{row.width} "
-                      f"x{row.generations}: {_si(row.cups, 'CUPS')}", highlight=False)
+                      f"x{row.generations}: {_si(row.cups, 'CUPS')}", markup=False, highlight=False)
 
     report = bench(engines, args.device, quick=args.quick, rule=args.rule, budget_s=args.budget,
                    compile=args.compile, on_row=on_row)
@@ -79,17 +79,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def print_report(report) -> None:
-    """The CUPS table (best per size in bold), the breakdown, what was not measured, crossovers."""
+    """The CUPS table (best per size in bold), the breakdown, what was not measured, crossovers.
+
+    The lines of text are printed without markup: rich would take the ``[torch]`` of a reason's
+    ``pip install 'tensorca[torch]'`` for a style tag and drop it (as it would a GPU's ``[...]``).
+    """
     console = wide(160)
     console.print(_cups_table(report))
     console.print(_breakdown_table(report))
     for s in report.engines:
         if not s.available:
-            console.print(f"{s.engine}: not measured ({s.reason})", highlight=False)
+            console.print(f"{s.engine}: not measured ({s.reason})", markup=False, highlight=False,
+                          soft_wrap=True)  # the install command on one line, never broken
     for c in report.crossovers:
         console.print(f"crossover ({c['sweep']} sweep): {c['from']} -> {c['to']} between {c['between'][0]:,} and "
-                      f"{c['between'][1]:,} cells per generation", highlight=False)
-    console.print(f"{report.seconds:.1f} s on {machine_line(report.machine)}", highlight=False)
+                      f"{c['between'][1]:,} cells per generation", markup=False, highlight=False)
+    console.print(f"{report.seconds:.1f} s on {machine_line(report.machine)}", markup=False, highlight=False)
 
 
 def machine_line(machine: dict) -> str:
