@@ -1,12 +1,14 @@
 """``tensorca soup``: random 16x16 soups to stability, census of the ash, soups per second.
 
-Two kinds of soups:
+Soup ``i`` of ``--seed S`` is apgsearch's soup ``i`` of the root string ``S`` (SHA-256 of root +
+index, :mod:`tensorca.search.hashsoup`; an integer seed is its decimal string) wherever it runs, so
+the census of a seed is the same in every mode:
 
-- by default, NumPy draws from an integer ``--seed`` (this process, the engine's own threads);
-- with ``--workers K``, ``--scheduler ADDR`` or ``--haul F``: apgsearch's soups of the root string
-  ``--seed`` (SHA-256 of root + index, :mod:`tensorca.search.hashsoup`), censused in tasks on a dask
-  cluster (:mod:`tensorca.search.distributed`): K local worker processes on 127.0.0.1, or a running
-  cluster at ``ADDR``; ``--haul`` writes Catagolue's haul format (nothing is uploaded).
+- by default, in this process (the engine's own threads), with an integer ``--seed`` and any ``--density``;
+- with ``--workers K``, ``--scheduler ADDR`` or ``--haul F``: in tasks on a dask cluster
+  (:mod:`tensorca.search.distributed`): K local worker processes on 127.0.0.1, or a running cluster
+  at ``ADDR``; ``--seed`` may be any root string, the density is apgsearch's 0.5, and ``--haul``
+  writes Catagolue's haul format (nothing is uploaded).
 
 Without ``--seed`` a seed is drawn and printed, so every census can be repeated. Ctrl-C stops the
 search and still prints (and writes with ``--json``/``--haul``) the census of the soups finished so far.
@@ -37,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--count", type=_args.integer(0), default=1000, help="number of soups (default 1000)")
     p.add_argument("--rule", default="B3/S23", help="any two-state rule (default B3/S23)")
     p.add_argument("--seed", default=None,
-                   help="random seed: an integer (default: drawn and printed); with --workers, --scheduler or "
-                        "--haul, apgsearch's root string (e.g. k_abc123)")
+                   help="random seed: an integer (default: drawn and printed), the same soups with or without "
+                        "--workers; with --workers, --scheduler or --haul also apgsearch's root string (e.g. k_abc123)")
     p.add_argument("--density", type=_args.number(0.0, 1.0), default=None,
                    help="soup density (default 0.5; apgsearch's soups have 0.5)")
     p.add_argument("--max-gens", type=_args.integer(1), default=20000,
@@ -92,7 +94,8 @@ def distributed(args: argparse.Namespace) -> bool:
 
 
 def integer_seed(text: str) -> int:
-    """``--seed`` of NumPy soups: a whole number in 0..2**63-1 (apgsearch's root strings need --workers)."""
+    """``--seed`` of a census in this process: a whole number in 0..2**63-1 (apgsearch's root strings
+    need --workers)."""
     try:
         return _args.integer(0, 2**63 - 1)(text)
     except argparse.ArgumentTypeError as exc:

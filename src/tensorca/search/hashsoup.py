@@ -7,6 +7,11 @@ byte least significant bit first (lifelib's 8x8 tiles hold cell ``(x, y)`` in bi
 (0, 0) gets the odd bytes, tile (1, 0) the even ones). apgsearch 1.x (Python) put byte ``2y`` on
 the left, most significant bit first: the same soup mirrored left to right, so both censuses agree.
 Catagolue names a soup ``C1/<root><index>``; a census is reproducible from ``(root, range)`` alone.
+
+These are tensorca's soups everywhere: :func:`~tensorca.search.soups.soup_search` (one process,
+``tensorca soup``) and :func:`~tensorca.search.distributed.soup_census` (``--workers``, a cluster)
+both draw soup ``i`` of seed ``S`` as ``hashsoups(S, i, i + 1)``; an integer seed is its decimal
+string, so ``--seed 12345`` names apgsearch's root ``"12345"``.
 """
 
 from __future__ import annotations
@@ -62,9 +67,25 @@ def hashsoup(seed: str, index: int) -> np.ndarray:
     return soup_from_digest(digest(check_seed(seed), index))
 
 
-def hashsoups(seed: str, start: int, stop: int) -> np.ndarray:
-    """Soups ``start .. stop - 1`` of root ``seed`` as one ``(stop - start, 16, 16)`` uint8 array."""
+def hashsoups(seed: str | int, start: int, stop: int, density: float = 0.5) -> np.ndarray:
+    """Soups ``start .. stop - 1`` of root ``seed`` as one ``(stop - start, 16, 16)`` uint8 array.
+
+    At ``density`` 0.5 these are apgsearch's soups (the digest's bits). At any other density soup
+    ``i`` is still a pure function of ``(seed, i, density)``: cell ``[y, x]`` is alive when the
+    ``16 y + x``-th ``random()`` of ``numpy.random.default_rng`` seeded with the digest (as eight
+    little-endian uint32 words) is below ``density``.
+    """
     seed = check_seed(seed)
     if start < 0 or stop < start:
         raise UsageError(f"soup indices must satisfy 0 <= start <= stop, got {start}..{stop}")
-    return _layout(b"".join(digest(seed, i) for i in range(start, stop)), stop - start)
+    if isinstance(density, bool) or not isinstance(density, (int, float, np.integer, np.floating)):
+        raise UsageError(f"density must be a number in [0, 1], got {density!r}")
+    if not 0.0 <= density <= 1.0:
+        raise UsageError(f"density must lie in [0, 1], got {density}")
+    if density == 0.5:
+        return _layout(b"".join(digest(seed, i) for i in range(start, stop)), stop - start)
+    out = np.empty((stop - start, SOUP_SIZE, SOUP_SIZE), dtype=np.uint8)
+    for k, i in enumerate(range(start, stop)):
+        rng = np.random.default_rng(np.frombuffer(digest(seed, i), dtype="<u4"))
+        out[k] = rng.random((SOUP_SIZE, SOUP_SIZE)) < density
+    return out

@@ -58,6 +58,7 @@ from ..rules.spec import resolve
 from ..topology import Topology
 from .band_kernels import alive_box, band_islands, blocking_islands, clear_behind, lone_band_island, scan_planes
 from .device_tier import DevicePlanes, runs_on_device
+from .hashsoup import check_seed, hashsoups
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 from .tiled_tier import TiledPlanes, tiled_planes_fit
@@ -79,9 +80,9 @@ LANE_MAX_PLANE = 256
 #: A spaceship leaving through the guard band is removed only when everything else lies at least this
 #: many cells behind it. Removal is a bet that nothing catches it: a ship runs at c/4 (gliders) or
 #: c/2 and a still-active soup can spread at up to c, so a small gap loses bets (a glider removed 3
-#: cells ahead of a growing soup was caught 20 generations later in soup 119 of seed 1, and the
-#: census came out 150 objects instead of 52). The gap makes that rare; a soup that cannot shed its
-#: ship moves to a wider plane instead.
+#: cells ahead of a growing soup was caught 20 generations later in the 119th 16x16 draw of
+#: ``default_rng(1)``, as soups were drawn then, and the census came out 150 objects instead of 52).
+#: The gap makes that rare; a soup that cannot shed its ship moves to a wider plane instead.
 ESCAPE_GAP = 12
 #: Islands of at most this many cells in the guard band are checked for being spaceships.
 SHIP_CELLS = 64
@@ -130,7 +131,7 @@ class SoupSearchResult:
     #: True for the partial census of a search stopped early (:class:`SearchInterrupted`).
     interrupted: bool = False
     #: The seed the soups were drawn from (drawn at random when ``soup_search`` got ``seed=None``).
-    seed: int | None = None
+    seed: int | str | None = None
     samples: dict[str, list[int]] = field(default_factory=dict)
     phases: dict[str, float] = field(default_factory=dict)
 
@@ -248,7 +249,7 @@ class _Search:
         self.escaped = 0
         self.promoted = 0
         self.finished = 0  # soups censused (their counts are in self.counts)
-        self.seed: int | None = None
+        self.seed: int | str | None = None
         self.samples: dict[str, list[int]] = {}
         self.phases = dict.fromkeys(PHASES, 0.0)
 
@@ -626,7 +627,7 @@ def soup_search(
     count: int,
     rule: str | Rule | None = None,
     *,
-    seed: int | None = 0,
+    seed: int | str | None = 0,
     density: float = 0.5,
     max_gens: int = 20000,
     batch: int = 256,
@@ -637,9 +638,11 @@ def soup_search(
 ) -> SoupSearchResult:
     """Run ``count`` random 16x16 soups of ``density`` under a two-state ``rule`` and census their ash.
 
-    Soups are reproducible from ``seed`` (soup ``i`` is the ``i``-th 16x16 draw of
-    ``numpy.random.default_rng(seed)``); ``seed=None`` draws a 32-bit seed, reported as
-    ``result.seed`` so the run can be repeated. ``backend="auto"`` lets the cost model pick the engine
+    Soup ``i`` is a pure function of ``(seed, i, density)``: ``hashsoups(seed, i, i + 1, density)``
+    (:mod:`.hashsoup`; at density 0.5, apgsearch's soup ``i`` of root ``str(seed)``), the soup
+    :func:`.distributed.soup_census` gives index ``i`` on any number of workers, so the two censuses
+    agree. ``seed``: a non-negative integer or apgsearch's root string; ``None`` draws a 32-bit seed,
+    reported as ``result.seed`` so the run can be repeated. ``backend="auto"`` lets the cost model pick the engine
     for this many soups (:func:`pick_engine`). ``progress(finished, count)`` is called each time a
     soup starts and once at the end. ``grids``: run these ``(N, h, w)`` starting grids instead of
     random soups (``count`` is then ignored). Ctrl-C raises :class:`SearchInterrupted` (a ``KeyboardInterrupt``) whose
@@ -650,12 +653,12 @@ def soup_search(
     if rule_value.n_states != 2:
         raise RuleError(f"soup search needs a two-state rule; this one has {rule_value.n_states} states",
                         rule_value.canonical())
-    engine, chosen = pick_engine(rule_value, backend, device, count=count, batch=max(1, batch), max_gens=max_gens)
-    search = _Search(rule_value, engine, chosen, max(1, batch), max_gens)
     if seed is None:
         seed = secrets.randbits(32)
+    root = check_seed(seed)  # soups by (seed, index) alone: the same as soup_census's on any workers
+    engine, chosen = pick_engine(rule_value, backend, device, count=count, batch=max(1, batch), max_gens=max_gens)
+    search = _Search(rule_value, engine, chosen, max(1, batch), max_gens)
     search.seed = seed
-    rng = np.random.default_rng(seed)
     issued = [0]
     began = _clock()
 
@@ -667,7 +670,7 @@ def soup_search(
         if grids is not None:
             cells = grids[issued[0]]
         else:
-            cells = (rng.random((SOUP_SIZE, SOUP_SIZE)) < density).astype(np.uint8)
+            cells = hashsoups(root, issued[0], issued[0] + 1, density)[0]
         soup = _Soup(issued[0])
         issued[0] += 1
         return soup, cells
