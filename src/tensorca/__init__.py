@@ -11,33 +11,39 @@ Public API::
 
 Frameworks other than NumPy (PyTorch, Numba, Triton) are imported only when an engine that
 needs them is chosen. A new engine is one call: ``tensorca.register_lazy(tensorca.EngineInfo(...))``.
+
+``import tensorca`` itself imports nothing else: each public name (and each submodule, as
+``tensorca.io``) is imported on first use (PEP 562), so that ``tensorca --version`` does not pay for
+NumPy and the engines. ``from tensorca import X`` works for every ``X`` in :data:`__all__`.
 """
 
-from .elementary import elementary
-from .engines import EngineCost, EngineInfo, engine_names, get_engine, register, register_lazy
-from .errors import (
-    CheckpointError,
-    EngineError,
-    GridError,
-    MemoryBudgetError,
-    MissingDependencyError,
-    PatternError,
-    RuleError,
-    TensorcaError,
-    TopologyError,
-    UsageError,
-)
-from .io import dumps, load, loads, save
-from .lenia import expanded as _expanded  # noqa: F401  registers the ExpandedLenia notation and kernels
-from .pattern import Pattern
-from .random_grids import random_soup
-from .rules import parse_rule, parse_spec
-from .simulate import Population, explain, resume, run
-from .topology import Topology, parse_topology
-from .verify import verify
-from .view import show
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import Any
 
 __version__ = "0.1.0"
+
+#: Where each public name lives: ``name -> submodule`` (relative to this package).
+_LAZY: dict[str, str] = {
+    "elementary": ".elementary",
+    **dict.fromkeys(("EngineCost", "EngineInfo", "engine_names", "get_engine", "register", "register_lazy"),
+                    ".engines"),
+    **dict.fromkeys(("CheckpointError", "EngineError", "GridError", "MemoryBudgetError", "MissingDependencyError",
+                     "PatternError", "RuleError", "TensorcaError", "TopologyError", "UsageError"), ".errors"),
+    **dict.fromkeys(("dumps", "load", "loads", "save"), ".io"),
+    "Pattern": ".pattern",
+    "random_soup": ".random_grids",
+    "parse_rule": ".rules",
+    "parse_spec": ".rules",
+    **dict.fromkeys(("Population", "explain", "resume", "run"), ".simulate"),
+    "Topology": ".topology",
+    "parse_topology": ".topology",
+    "verify": ".verify",
+    "show": ".view",
+}
 
 
 def bench(*args, **kwargs):
@@ -53,6 +59,43 @@ def soup_census(*args, **kwargs):
 
     return _soup_census(*args, **kwargs)
 
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its submodule on first use and kept; else a submodule (``tensorca.io``)."""
+    where = _LAZY.get(name)
+    if where is not None:
+        value = getattr(import_module(where, __name__), name)
+        globals()[name] = value  # later lookups are plain attribute reads
+        return value
+    if not name.startswith("_"):
+        try:
+            return import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise  # the submodule exists but something it imports does not
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names with every public one, imported or not (tab completion, ``help``)."""
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(ModuleType):
+    """This package's module type: importing the submodule ``tensorca.verify`` (or ``.elementary``)
+    must not rebind ``tensorca.verify``, the function :data:`__all__` exports under that name.
+
+    Python sets a package's attribute to each submodule it loads; an eager ``from .verify import
+    verify`` used to win by running after that. Lazily, the submodule may be loaded first (``from
+    tensorca.verify import FAMILIES``), so that binding is skipped here and the name stays lazy."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, ModuleType) and _LAZY.get(name) == f".{name}":
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "CheckpointError",

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table
-
 from .. import io as pattern_io
 from . import _args
-from ._console import out
+from ._console import rows
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,22 +18,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    """Print the file's facts as ``key  value`` lines under its name."""
     pattern = pattern_io.load(_args.pattern_input(args.file), rules_dir=args.rules_dir)
-    table = Table(title=args.file, show_header=False)
+    lines: list[tuple[str, str]] = []
     if pattern.name:
-        table.add_row("name", pattern.name)
+        lines.append(("name", pattern.name))
     if pattern.author:
-        table.add_row("author", pattern.author)
+        lines.append(("author", pattern.author))
     rule = pattern.rule
-    table.add_row("rule", f"{rule.canonical()} ({rule.family}, {rule.n_states} states)" if rule
-                  else "not given (B3/S23 is used)")
-    table.add_row("topology", str(pattern.topology))
+    lines.append(("rule", f"{rule.canonical()} ({rule.family}, {rule.n_states} states)" if rule
+                  else "not given (B3/S23 is used)"))
+    lines.append(("topology", str(pattern.topology)))
     height, width = pattern.shape  # a tree-backed pattern answers without materialising its cells
-    table.add_row("size", f"{width} x {height} (W x H)")
-    table.add_row("population", str(pattern.population))
-    table.add_row("origin", f"x={pattern.origin[0]} y={pattern.origin[1]}")
-    table.add_row("generation", str(pattern.generation))
-    for comment in pattern.comments:
-        table.add_row("comment", comment)
-    out.print(table)
+    lines.append(("size", f"{width} x {height} (W x H)"))
+    lines.append(("population", str(pattern.population)))
+    lines.append(("origin", f"x={pattern.origin[0]} y={pattern.origin[1]}"))
+    lines.append(("generation", str(pattern.generation)))
+    lines.extend(("comment", comment) for comment in pattern.comments)
+    rows(lines, title=args.file)  # plain text: this command stays fast without rich
     return 0

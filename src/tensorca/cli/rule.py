@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table
-
 from ..rules import parse_spec
 from ..rules.ruleloader import describe, rule_dirs
-from ._console import out
+from ._console import rows
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,15 +23,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
+    """Print the rule's canonical form, family, states (and file facts, topology) as ``key  value`` lines."""
     with rule_dirs(getattr(args, "rules_dir", None)):
         rule, topology = parse_spec(args.text)
-    table = Table(show_header=False)
-    table.add_row("canonical", rule.canonical() + (topology.suffix() if topology else ""))
-    table.add_row("family", rule.family)
-    table.add_row("states", str(rule.n_states))
-    for key, value in describe(rule).items():
-        table.add_row(key, value)
+    lines = [("canonical", rule.canonical() + (topology.suffix() if topology else "")),
+             ("family", rule.family),
+             ("states", str(rule.n_states)),
+             *describe(rule).items()]
     if topology is not None:
-        table.add_row("topology", str(topology))
-    out.print(table)
+        lines.append(("topology", str(topology)))
+    rows(lines)  # plain text: this command stays fast without rich
     return 0

@@ -11,19 +11,45 @@ nodes are kept in compact typed arrays, blank lines are counted, not listed). Th
 has a budget (``max_bytes``, default 256 MiB): gzip is decompressed in chunks and refused once
 it passes it. Malformed or oversized input raises :class:`~tensorca.errors.PatternError` with a
 1-based line and column where there is one.
+
+The per-format ``read_*`` / ``write_*`` functions are imported on first use (PEP 562), as
+:func:`load` imports only the reader of the format it meets.
 """
 
 from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 from ..pattern import Pattern
 from .budget import DEFAULT_MAX_CELLS
 from .detect import FORMATS, detect_format
 from .files import dumps, load, loads, save
-from .life105 import read_life105, write_life105
-from .life106 import read_life106, write_life106
-from .macrocell import read_macrocell, write_macrocell
-from .plaintext import read_plaintext, write_plaintext
-from .rle import read_rle, write_rle
+
+#: ``read_*`` / ``write_*`` name -> its module in this package.
+_LAZY = {f"{verb}_{module}": module for module in ("life105", "life106", "macrocell", "plaintext", "rle")
+         for verb in ("read", "write")}
+
+
+def __getattr__(name: str) -> Any:
+    """A format's reader or writer, its module imported on first use; else a submodule (``io.macrocell``)."""
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):
+        try:
+            return import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names with every reader and writer, imported or not."""
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "DEFAULT_MAX_CELLS",

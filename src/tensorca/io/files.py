@@ -13,19 +13,13 @@ import itertools
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from importlib import import_module
 from typing import IO, Any
 
-from ..atomic import write_bytes_atomic
 from ..errors import PatternError, UsageError
 from ..pattern import Pattern
 from .budget import DEFAULT_MAX_BYTES, check_text_size, resolve_max_bytes
 from .detect import FORMATS, detect_format
-from .life105 import read_life105, write_life105
-from .life106 import read_life106, write_life106
-from .macrocell import read_macrocell, write_macrocell
-from .mcell import read_mcell
-from .plaintext import read_plaintext, write_plaintext
-from .rle import read_rle, write_rle
 
 PathOrFile = str | os.PathLike | IO[bytes] | IO[str]
 
@@ -43,24 +37,32 @@ _ALIASES = {
     "mc": "macrocell",
     "mcl": "mcl",
 }
-_READERS: dict[str, Callable[..., Pattern]] = {
-    "rle": read_rle,
-    "cells": read_plaintext,
-    "life105": read_life105,
-    "life106": read_life106,
-    "macrocell": read_macrocell,
-    "mcl": read_mcell,
+#: format -> (module in tensorca.io, function): a format's module is imported when a file of that
+#: format is first read or written (``tensorca info x.rle`` need not load the macrocell reader).
+_READERS: dict[str, tuple[str, str]] = {
+    "rle": ("rle", "read_rle"),
+    "cells": ("plaintext", "read_plaintext"),
+    "life105": ("life105", "read_life105"),
+    "life106": ("life106", "read_life106"),
+    "macrocell": ("macrocell", "read_macrocell"),
+    "mcl": ("mcell", "read_mcell"),
 }
-_WRITERS: dict[str, Callable[[Pattern], str]] = {
-    "rle": write_rle,
-    "cells": write_plaintext,
-    "life105": write_life105,
-    "life106": write_life106,
-    "macrocell": write_macrocell,
+_WRITERS: dict[str, tuple[str, str]] = {
+    "rle": ("rle", "write_rle"),
+    "cells": ("plaintext", "write_plaintext"),
+    "life105": ("life105", "write_life105"),
+    "life106": ("life106", "write_life106"),
+    "macrocell": ("macrocell", "write_macrocell"),
 }
 _EXTENSIONS = {".rle": "rle", ".cells": "cells", ".lif": "life106", ".life": "life106", ".mc": "macrocell"}
 _GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20  # compressed bytes read at a time
+
+
+def _function(table: dict[str, tuple[str, str]], fmt: str) -> Callable[..., Any]:
+    """The reader or writer of ``fmt`` in ``table``, its module imported now if it was not yet."""
+    module, name = table[fmt]
+    return getattr(import_module(f"{__package__}.{module}"), name)
 
 
 def normalize_format(format: str) -> str:
@@ -99,7 +101,7 @@ def loads(
         text = text[1:]
     fmt = normalize_format(format) if format is not None else detect_format(text)
     with _rule_search(rules_dir, source):
-        return _READERS[fmt](text, source=source, max_cells=max_cells)
+        return _function(_READERS, fmt)(text, source=source, max_cells=max_cells)
 
 
 def _rule_search(rules_dir: str | os.PathLike | None, source: str | None):
@@ -178,7 +180,7 @@ def dumps(pattern: Pattern, format: str = "rle") -> str:
             f"rule {pattern.rule}); save it exactly as a checkpoint: tensorca.run(pattern, generations=0, "
             "checkpoint='file.npz'), read back with tensorca.checkpoint.load or continued with tensorca.resume; "
             "or in Chan's animals.json format (tensorca.lenia.save_animals, values in steps of 1/255)")
-    return _WRITERS[fmt](pattern)
+    return _function(_WRITERS, fmt)(pattern)
 
 
 def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -> None:
@@ -201,6 +203,8 @@ def save(path: str | os.PathLike, pattern: Pattern, format: str | None = None) -
     data = dumps(pattern, format).encode("utf-8")
     if compress:
         data = gzip.compress(data, mtime=0)  # mtime=0: identical patterns give identical files
+    from ..atomic import write_bytes_atomic  # tempfile and shutil: not imported to read a file
+
     write_bytes_atomic(name, data)  # an existing file is replaced whole or not at all
 
 

@@ -18,8 +18,9 @@ largest kernel's reach, as plain Lenia does). Its rule string, which ``parse_rul
     ExpandedLenia(R=10,T=10,C=2,gn=1;c=0>1,b=[1,1/2],m=0.2,s=0.03,h=1,r=0.8,kn=1;c=1>0,b=[1],m=0.15,s=0.02)
 
 (world fields, then one ``;``-separated group per kernel: ``c=source>target``, ``b``, ``m``, ``s``
-and optionally ``h`` (1), ``r`` (1), ``kn`` (1)). The notation is known once this module is
-imported (``import tensorca`` imports it).
+and optionally ``h`` (1), ``r`` (1), ``kn`` (1)). ``parse_rule`` knows the notation without this
+module: :mod:`tensorca.rules` registers :func:`~tensorca.rules.notations.matches_expanded`, whose parser
+imports this module on the first such rule (and so registers its kernels before any engine steps one).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from ..errors import RuleError, UsageError
 from ..rules._errors import fail
 from ..rules.base import Rule
 from ..rules.lenia import MAX_RADIUS, GrowthUpdate, _float, _int, _number, _peaks, growth, kernel_shell
-from ..rules.spec import register_notation
+from ..rules.notations import EXPANDED_PREFIX as _PREFIX
+from ..rules.notations import matches_expanded as matches_expanded  # re-exported: it used to live here
 from ..rules.stepspec import StateSpace, StepSpec
 from ..topology import Topology
 
@@ -197,14 +199,8 @@ class ExpandedLenia(Rule):
 
 # -- the rule string ---------------------------------------------------------------------------------
 
-_PREFIX = "expandedlenia("
 _KEY = re.compile(r"\s*([A-Za-z]+)\s*=\s*", re.ASCII)
 _ARROW = re.compile(r"\s*([0-9]{1,3})\s*>\s*([0-9]{1,3})\s*", re.ASCII)
-
-
-def matches_expanded(body: str) -> bool:
-    """True for ``ExpandedLenia(...)`` (any case)."""
-    return body[: len(_PREFIX)].lower() == _PREFIX
 
 
 def _fields(text: str, start: int, end: int, keys: tuple[str, ...]) -> dict[str, tuple[int, int, int]]:
@@ -285,9 +281,6 @@ def parse_expanded(text: str, start: int, end: int) -> ExpandedLenia:
         return ExpandedLenia(radius, period, channels, kernels, gn)
     except UsageError as exc:  # a kernel with no weight on any cell
         raise RuleError(str(exc), text, start) from None
-
-
-register_notation(matches_expanded, parse_expanded)
 
 
 # -- steps -----------------------------------------------------------------------------------------

@@ -6,12 +6,16 @@ whose ``compile()`` is the step spec engines run (:mod:`.stepspec`). Malformed t
 :class:`~tensorca.errors.RuleError` (positioned), whatever the input string.
 """
 
-from . import lenia as _lenia  # noqa: F401,E402  registers Chan's Lenia notation
-from . import ruleloader as _ruleloader  # noqa: F401,E402  rule files, Super/History notations
+from . import notations as _notations  # Chan's Lenia notation (its module is imported on first use)
+from . import ruleloader as _ruleloader  # noqa: F401  rule files, Super/History notations
 from .base import CENTRE_BIT, TABLE_WEIGHTS, LargerThanLifeRule, Rule, TableRule
 from .hensel import letter_class
 from .neighbourhoods import neighbourhood_mask
-from .spec import parse_rule, parse_spec
+from .spec import parse_rule, parse_spec, register_notation
+
+# ExpandedLenia after the rule files' notations, where it was tried when its module registered it on
+# import; now that module (NumPy kernels, the engines' step registry) is imported on the first such rule.
+register_notation(_notations.matches_expanded, _notations.parse_expanded)
 
 __all__ = [
     "CENTRE_BIT",

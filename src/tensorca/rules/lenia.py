@@ -32,7 +32,7 @@ import numpy as np
 
 from ._errors import fail
 from .base import Rule
-from .spec import register_notation
+from .notations import matches_lenia as matches_lenia  # re-exported: it used to live here
 from .stepspec import StateSpace, StepSpec
 
 __all__ = ["GrowthUpdate", "KernelFFT", "LeniaRule", "growth", "kernel_on_grid", "kernel_window", "parse_lenia"]
@@ -184,14 +184,6 @@ _FLOAT = re.compile(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9
 _FRACTION = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?)(?:\s*/\s*([0-9]+))?\s*", re.ASCII)
 
 
-def matches_lenia(body: str) -> bool:
-    """True for Chan's parameter string (``R=...``), bare or as ``Lenia(...)``."""
-    head = body.lstrip()
-    if head[:6].lower() == "lenia(":
-        return True
-    return re.match(r"R\s*=", head) is not None
-
-
 def _split_fields(text: str, start: int, end: int) -> list[tuple[str, int, int, int]]:
     """``(key, key position, value start, value end)`` for each ``key=value`` of ``text[start:end]``;
     commas inside ``[...]`` do not split."""
@@ -288,5 +280,3 @@ def parse_lenia(text: str, start: int, end: int) -> LeniaRule:
                    "use a larger R", text, start)
     return rule
 
-
-register_notation(matches_lenia, parse_lenia)
