@@ -200,3 +200,56 @@ def test_progress_bar_only_on_a_terminal(capsys, monkeypatch):
         progress(5, 10)
     with progress_bar(False, 10) as progress:
         assert progress is None
+
+
+# -- --explain: one decision, printed twice and run (issue 37) -----------------------------------
+
+
+@pytest.fixture
+def engines_run(monkeypatch):
+    """The names of the engines the runs really used, in order (as ``run`` selected them)."""
+    import tensorca.simulate.api as api
+
+    used: list[str] = []
+    select = api.select_engine
+
+    def spy(*args, **kwargs):
+        engine, device = select(*args, **kwargs)
+        used.append(engine.name)
+        return engine, device
+
+    monkeypatch.setattr(api, "select_engine", spy)
+    return used
+
+
+def _named_engines(out: str) -> tuple[str, str]:
+    """``(engine the prose names, engine the table's backend row names)``."""
+    import re
+
+    prose = re.search(r"auto chose (\S+) on (\S+)", out)
+    table = re.search(r"auto: (\S+) \((\S+)\)", out)
+    assert prose and table, out
+    return prose.group(1), table.group(1)
+
+
+def test_explain_prose_table_and_run_name_the_same_engine(capsys, engines_run):
+    assert main(["run", "--soup", "64x64", "--gens", "50", "--seed", "1", "--explain", "--no-progress"]) == 0
+    prose, table = _named_engines(capsys.readouterr().out)
+    assert prose == table and engines_run == [prose]
+
+
+@pytest.mark.parametrize("extra", [[], ["--step", "1"]])
+def test_explain_is_one_decision_even_when_auto_would_answer_differently(capsys, monkeypatch, engines_run, extra):
+    """Auto's answers depend on per-process state that runs change: here the first answer is numpy
+    and every later one torch. The prose, the table and every step of the run follow the first."""
+    from tensorca import costmodel
+
+    answers = iter(["numpy"])
+
+    def fickle(rule, topology, batch, shape, generations, **kwargs):
+        return costmodel.Choice(next(answers, "torch"), "cpu", [])
+
+    monkeypatch.setattr(costmodel, "choose", fickle)
+    assert main([*SOUP, "--explain", *extra]) == 0
+    assert _named_engines(capsys.readouterr().out) == ("numpy", "numpy")
+    assert engines_run and set(engines_run) == {"numpy"}

@@ -12,7 +12,7 @@ import dataclasses
 import os
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich.table import Table
@@ -29,7 +29,10 @@ from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology, parse_topology
 from . import _args, dask_run
-from ._console import out, progress_bar, say
+from ._console import out, progress_bar, progress_shown, say
+
+if TYPE_CHECKING:
+    from ..costmodel import Choice
 
 #: ``--explain`` warns when auto predicts a run longer than this (seconds).
 LONG_RUN_S = 600.0
@@ -95,6 +98,22 @@ class Start:
     generation: int = 0  # of an array state resumed from a checkpoint
 
 
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """The engine a run uses, decided once before generation 1.
+
+    ``--explain``'s prose, the table's ``backend`` row and the run itself all read this one value:
+    asking auto again after the run could answer differently (auto's choice depends on per-process
+    state the run changes: compiled kernels, imported frameworks, the ski-rental account), and
+    letting the run choose for itself could differ from what was printed before it.
+    """
+
+    backend: str  # passed to run: an engine name, or "auto" only when auto could not decide up front
+    device: str | None  # passed to run
+    label: str  # the table's backend row
+    choice: Choice | None = None  # auto's choice with every prediction (for --explain); None: not asked
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if dask_run.wanted(args):  # the dask engine: chunked, optionally out of core in a zarr store
         return dask_run.cmd(args)
@@ -102,18 +121,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_backend(args.backend, args.device)
     start = starting_state(args)
     checkpoint = args.checkpoint or (args.resume if args.checkpoint_every is not None else None)
-    if args.explain:
-        explain(args, start)
-    observer = Population(every=args.population_every or 1) if args.population else None
     stepped = args.step is not None or args.exponential
-    with progress_bar(not args.no_progress and not stepped, args.gens) as progress:
+    bar = not args.no_progress and not stepped
+    decision = decide(args, start, engine_calls(args, progress_shown(bar, args.gens)))
+    if args.explain:
+        explain(args, decision)
+    observer = Population(every=args.population_every or 1) if args.population else None
+    with progress_bar(bar, args.gens) as progress:
         began = time.perf_counter()
         try:
             if stepped:
-                result = run_steps(args, start, checkpoint)
+                result = run_steps(args, start, checkpoint, decision)
             else:
-                result = simulate.run(start.state, start.rule_arg, args.gens, backend=args.backend,
-                                      topology=start.topology, device=args.device, progress=progress,
+                result = simulate.run(start.state, start.rule_arg, args.gens, backend=decision.backend,
+                                      topology=start.topology, device=decision.device, progress=progress,
                                       max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
                                       checkpoint_every=args.checkpoint_every, start_generation=start.generation)
         except simulate.Interrupted as stop:
@@ -121,7 +142,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"(continue with: tensorca run --resume {stop.path} --gens N)", stderr=True)
             return 130
         seconds = time.perf_counter() - began
-    final = print_summary(args, start, result, seconds)
+    final = print_summary(args, start, result, seconds, decision)
     write_outputs(args, start, result, final, observer, checkpoint)
     return 0
 
@@ -223,12 +244,53 @@ def soup_topology(topology: str, height: int, width: int) -> Topology:
     return parse_topology(topology)
 
 
-def explain(args: argparse.Namespace, start: Start) -> None:
+def engine_calls(args: argparse.Namespace, progress: bool) -> int:
+    """Engine calls the run will make, as ``run`` counts them for auto's costs: one per step
+    (``--step``/``--exponential``), else one per segment between checkpoints and progress reports."""
+    from ..simulate.plan import count_segments, progress_step
+
+    if args.step is not None or args.exponential:
+        return max(len(step_sizes(args.gens, args.step)), 1)
+    return count_segments(args.gens, args.checkpoint_every, progress_step(args.gens) if progress else None)
+
+
+def decide(args: argparse.Namespace, start: Start, calls: int) -> Decision:
+    """The engine the run uses, decided once (see :class:`Decision`).
+
+    Under ``--backend auto`` the run is given auto's choice by name, so it cannot choose again
+    differently. Should auto fail to decide here (a rule no engine runs), the run is left to
+    ``auto`` so that its error names the rule, topology and shape; with ``--explain`` the error
+    is raised at once.
+    """
+    if args.backend != "auto" and not args.explain:
+        return Decision(args.backend, args.device, args.backend)
+    try:
+        choice = simulate.explain(start.state, start.rule_arg, args.gens, topology=start.topology,
+                                  device=args.device, calls=calls)
+    except TensorcaError:
+        if args.explain:
+            raise
+        return Decision("auto", args.device, "auto")
+    if args.backend != "auto":  # --explain with a named engine: the predictions, and that engine runs
+        return Decision(args.backend, args.device, args.backend, choice)
+    return Decision(choice.engine, _run_device(choice, args.device), f"auto: {choice.engine} ({choice.device})",
+                    choice)
+
+
+def _run_device(choice: Choice, device: str | None) -> str | None:
+    """The device to run auto's choice on, as ``run`` itself would pass it (the CLI's data is on
+    the CPU): the one given, else the chosen device for a torch engine away from the CPU."""
+    from ..engines import get_engine
+
+    if device is not None or choice.device == "cpu" or get_engine(choice.engine).array_module != "torch":
+        return device
+    return choice.device
+
+
+def explain(args: argparse.Namespace, decision: Decision) -> None:
     """Print auto's choice and predictions; warn when the predicted run is long."""
-    every = args.checkpoint_every
-    calls = max(len(range(0, args.gens, every)) if every else 1, 1)
-    choice = simulate.explain(start.state, start.rule_arg, args.gens, topology=start.topology, device=args.device,
-                              calls=calls)
+    choice = decision.choice
+    assert choice is not None  # decide() asks auto whenever --explain is given
     say(choice.describe())
     if args.backend != "auto":
         say(f"(--backend {args.backend} given: running that engine instead)")
@@ -269,15 +331,15 @@ def step_sizes(total: int, step: int | None) -> list[int]:
     return sizes
 
 
-def run_steps(args: argparse.Namespace, start: Start, checkpoint: str | None) -> Any:
+def run_steps(args: argparse.Namespace, start: Start, checkpoint: str | None, decision: Decision) -> Any:
     """Run ``--gens`` in steps, printing ``generation: population`` before the first and after each
-    (a batch: one population per grid). Each step is one ``run`` (auto chooses again; a HashLife
-    result continues from its tree)."""
+    (a batch: one population per grid). Each step is one ``run`` on the engine decided for the
+    whole run (the one the table names; a HashLife result continues from its tree)."""
     state, done = start.state, 0
     _print_step(state, start.generation)
     for k in step_sizes(args.gens, args.step):
-        state = simulate.run(state, start.rule_arg, k, backend=args.backend, topology=start.topology,
-                             device=args.device, max_bytes=args.max_bytes, checkpoint=checkpoint,
+        state = simulate.run(state, start.rule_arg, k, backend=decision.backend, topology=start.topology,
+                             device=decision.device, max_bytes=args.max_bytes, checkpoint=checkpoint,
                              start_generation=start.generation + done if not isinstance(state, Pattern) else 0)
         done += k
         _print_step(state, start.generation + done)
@@ -295,7 +357,8 @@ def _print_step(state: Any, generation: int) -> None:
 # -- after the run ----------------------------------------------------------------------------
 
 
-def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: float) -> Pattern:
+def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: float,
+                  decision: Decision) -> Pattern:
     """Print the summary table; return the final state as a pattern (a batch: its first grid)."""
     table = Table(title=start.label, show_header=False, min_width=len(start.label))  # the title on one line
     if isinstance(result, Pattern):
@@ -306,7 +369,7 @@ def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: 
     else:
         final = _array_rows(table, args, start, result)
         cells_per_generation = result.size
-    table.add_row("backend", _backend_label(args, start))
+    table.add_row("backend", decision.label)
     table.add_row("time", f"{seconds:.3f} s")
     if args.gens and seconds > 0:
         table.add_row("generations/s", f"{args.gens / seconds:,.1f}")
@@ -346,16 +409,6 @@ def _array_rows(table: Table, args: argparse.Namespace, start: Start, result: np
     table.add_row("generations", str(total) if not start.generation else f"{total} ({args.gens} run here)")
     table.add_row("population", " ".join(map(str, populations[:8])) + (" ..." if len(populations) > 8 else ""))
     return Pattern(cells=grids[0], rule=start.rule, topology=topology)
-
-
-def _backend_label(args: argparse.Namespace, start: Start) -> str:
-    if args.backend != "auto":
-        return args.backend
-    try:
-        choice = simulate.explain(start.state, start.rule_arg, args.gens, topology=start.topology, device=args.device)
-    except TensorcaError:
-        return "auto"
-    return f"auto: {choice.engine} ({choice.device})"
 
 
 def write_outputs(args: argparse.Namespace, start: Start, result: Any, final: Pattern,
