@@ -13,12 +13,10 @@ from .tree import EMPTY, LEAF_LEVEL, LEVEL, find_node
 
 
 @njit(cache=True)
-def _leaves(nodes, table, meta, ys: np.ndarray, xs: np.ndarray, side: int):
-    """Leaves of live cells ``(ys, xs)`` (int64, relative to the root corner): ``(keys, nodes)``
-    sorted by key ``block_y * side + block_x`` (8x8 blocks, ``side`` blocks a row); nodes -1
-    when the store filled."""
-    keys = (ys >> 3) * side + (xs >> 3)
-    order = np.argsort(keys)
+def _leaves(nodes, table, meta, ys: np.ndarray, xs: np.ndarray, keys: np.ndarray, order: np.ndarray):
+    """Leaves of live cells ``(ys, xs)`` (int64, relative to the root corner) whose 8x8 blocks have
+    ``keys`` (``block_y * side + block_x``), visited in key ``order``: ``(keys, nodes)`` sorted by
+    key; nodes -1 when the store filled."""
     out_keys = np.empty(keys.shape[0], np.int64)
     out_nodes = np.empty(keys.shape[0], np.int32)
     count, i = 0, 0
@@ -36,13 +34,12 @@ def _leaves(nodes, table, meta, ys: np.ndarray, xs: np.ndarray, side: int):
 
 
 @njit(cache=True)
-def _parents(nodes, table, meta, keys: np.ndarray, kids: np.ndarray, side: int, lvl: int):
+def _parents(nodes, table, meta, keys: np.ndarray, kids: np.ndarray, pkeys: np.ndarray, order: np.ndarray,
+             side: int, lvl: int):
     """Level-``lvl`` parents of sorted level-``lvl-1`` ``(keys, nodes)`` on a grid ``side``
-    wide (``kids``: their node indices): ``(keys, nodes)`` on the grid ``side // 2`` wide,
-    sorted; missing children are empty."""
+    wide (``kids``: their node indices; ``pkeys``: their parents' keys on the grid ``side // 2``
+    wide, visited in ``order``): ``(keys, nodes)`` of the parents, sorted; missing children are empty."""
     empty = meta[EMPTY + lvl - 1]
-    pkeys = (keys // side >> 1) * (side >> 1) + (keys % side >> 1)
-    order = np.argsort(pkeys)
     out_keys = np.empty(keys.shape[0], np.int64)
     out_nodes = np.empty(keys.shape[0], np.int32)
     count, i = 0, 0
@@ -59,22 +56,27 @@ def _parents(nodes, table, meta, keys: np.ndarray, kids: np.ndarray, side: int, 
     return out_keys[:count], out_nodes[:count]
 
 
-@njit(cache=True)
 def build(nodes, table, meta, ys: np.ndarray, xs: np.ndarray, level: int) -> int:
     """The level-``level`` node (``level`` in 4..34) holding live cells ``(ys, xs)`` (int64,
-    ``0 <= y, x < 2**level``); -1 when the store filled. Cost follows the live cells only."""
+    ``0 <= y, x < 2**level``); -1 when the store filled. Cost follows the live cells only.
+
+    The keys are sorted by NumPy here, level by level, and the kernels only walk them: Numba's own
+    sort cost a second of the first run's compile."""
     if ys.shape[0] == 0:
-        return meta[EMPTY + level]
-    side = np.int64(1) << (level - LEAF_LEVEL)
-    keys, ids = _leaves(nodes, table, meta, ys, xs, side)
+        return int(meta[EMPTY + level])
+    side = 1 << (level - LEAF_LEVEL)
+    ys, xs = np.ascontiguousarray(ys, np.int64), np.ascontiguousarray(xs, np.int64)
+    keys = (ys >> 3) * side + (xs >> 3)
+    keys, ids = _leaves(nodes, table, meta, ys, xs, keys, np.argsort(keys, kind="stable"))
     lvl = LEAF_LEVEL
     while lvl < level:
         if np.any(ids < 0):
             return -1
         lvl += 1
-        keys, ids = _parents(nodes, table, meta, keys, ids, side, lvl)
+        pkeys = (keys // side >> 1) * (side >> 1) + (keys % side >> 1)
+        keys, ids = _parents(nodes, table, meta, keys, ids, pkeys, np.argsort(pkeys, kind="stable"), side, lvl)
         side >>= 1
-    return ids[0]
+    return int(ids[0])
 
 
 @njit(cache=True)
@@ -118,64 +120,57 @@ def paint(nodes, meta, root: int, out: np.ndarray, y0: int, x0: int) -> None:
             sp += 1
 
 
-@njit(cache=True)
-def _leaf_edge(nodes, n: int, side: int) -> int:
-    """Extent of leaf ``n`` towards ``side`` (0: min y, 1: max y, 2: min x, 3: max x)."""
-    best = -1
-    for q in range(4):
-        word = nodes[n, q]
-        for r in range(4):
-            for c in range(4):
-                if (word >> (15 - 4 * r - c)) & 1:
-                    v = 4 * (q >> 1) + r if side < 2 else 4 * (q & 1) + c
-                    if best < 0 or (v < best if side % 2 == 0 else v > best):
-                        best = v
-    return best
+#: ``_LEAF_ROWS[w]`` / ``_LEAF_COLS[w]``: the rows / columns (0..3) of 4x4 word ``w`` holding a live cell, as bit masks.
+_BITS = np.arange(65536, dtype=np.int64)
+_LEAF_ROWS = np.zeros(65536, np.int64)
+_LEAF_COLS = np.zeros(65536, np.int64)
+for _r in range(4):
+    for _c in range(4):
+        _on = ((_BITS >> (15 - 4 * _r - _c)) & 1).astype(bool)
+        _LEAF_ROWS[_on] |= 1 << _r
+        _LEAF_COLS[_on] |= 1 << _c
+del _BITS, _r, _c, _on
 
 
-@njit(cache=True)
-def _edge(nodes, meta, seen, root: int, side: int) -> int:
+def _edge(nodes: np.ndarray, meta: np.ndarray, root: int, side: int) -> int:
     """Extent of non-empty ``root`` towards ``side`` (0: min y, 1: max y, 2: min x, 3: max x)
     relative to its corner. Level by level, the frontier is the distinct non-empty nodes of the
-    grid row (or column) nearest that side: only they can hold the extreme cell. ``seen``:
-    ``(cap,)`` uint8 scratch, all 0 (and left so), to keep each node once per level."""
-    front = np.array([root], np.int32)
+    grid row (or column) nearest that side: only they can hold the extreme cell. NumPy over the
+    frontier, level by level (no compile: the frontier of a level is small)."""
     towards_max = side % 2 == 1
-    off = np.int64(0)
-    for k in range(nodes[root, LEVEL], LEAF_LEVEL, -1):
-        half = np.int64(1) << (k - 1)
-        nxt = np.empty(2 * front.shape[0], np.int32)
-        count = 0
+    vertical = side < 2
+    front = np.array([root], np.int64)
+    off = 0
+    for k in range(int(nodes[root, LEVEL]), LEAF_LEVEL, -1):
+        empty = int(meta[EMPTY + k - 1])
         for far in range(2):
             bit = 1 if towards_max != (far == 1) else 0  # which half of the axis this pass takes
-            for n in front:
-                for q in range(4):
-                    c = nodes[n, q]
-                    on_side = ((q >> 1) if side < 2 else (q & 1)) == bit
-                    if on_side and c != meta[EMPTY + k - 1] and seen[c] == 0:
-                        seen[c] = 1
-                        nxt[count] = c
-                        count += 1
-            if count > 0:
-                off += bit * half
+            quadrants = [q for q in range(4) if ((q >> 1) if vertical else (q & 1)) == bit]
+            kids = nodes[front][:, quadrants].ravel().astype(np.int64)
+            kids = np.unique(kids[kids != empty])
+            if kids.size:
+                off += bit << (k - 1)
+                front = kids
                 break
-        front = nxt[:count]
-        seen[front] = 0
+    # Leaves: four 4x4 words each (nw, ne, sw, se); the extreme row or column among the live cells.
+    words = nodes[front, :4].astype(np.int64)
+    lines = (_LEAF_ROWS if vertical else _LEAF_COLS)[words]  # (n, 4) masks of rows/cols 0..3 per word
     best = -1
-    for n in front:
-        v = _leaf_edge(nodes, n, side)
-        if best < 0 or (v < best if not towards_max else v > best):
-            best = v
+    for q in range(4):
+        low = 4 * ((q >> 1) if vertical else (q & 1))  # the word's first row (column) in the leaf
+        for line in (range(3, -1, -1) if towards_max else range(4)):
+            if np.any(lines[:, q] & (1 << line)):
+                v = low + line
+                if best < 0 or (v > best if towards_max else v < best):
+                    best = v
+                break
     return off + best
 
 
-@njit(cache=True)
-def extent(nodes, meta, seen, root: int):
+def extent(nodes: np.ndarray, meta: np.ndarray, seen: np.ndarray, root: int) -> tuple[int, int, int, int]:
     """``(min_y, max_y, min_x, max_x)`` (inclusive, relative to the root's corner) of the live
-    cells, or all -1 when the root is empty. ``seen``: ``(cap,)`` uint8 zeros (scratch)."""
+    cells, or all -1 when the root is empty. ``seen`` is unused (kept for the callers' signature)."""
     if root == meta[EMPTY + nodes[root, LEVEL]]:
         return -1, -1, -1, -1
-    return (
-        _edge(nodes, meta, seen, root, 0), _edge(nodes, meta, seen, root, 1),
-        _edge(nodes, meta, seen, root, 2), _edge(nodes, meta, seen, root, 3),
-    )
+    return (_edge(nodes, meta, root, 0), _edge(nodes, meta, root, 1),
+            _edge(nodes, meta, root, 2), _edge(nodes, meta, root, 3))

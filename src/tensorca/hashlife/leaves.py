@@ -8,6 +8,10 @@ The step table ``t4`` maps a 4x4 block to its centre 2x2 one generation later, p
 shift straight into a new 4x4 word. It is derived from the rule's 512-entry table (index: the
 3x3 window, NW the most significant bit, SE bit 0), so any two-state 3x3 rule runs.
 
+The helpers are ordinary compiled functions that LLVM inlines, not Numba's ``inline="always"``:
+Numba's own inlining re-typed ``_advance`` at each of its nine call sites in ``step16`` and took 16 s
+of the first run's compile, for no speed (2026-12-04).
+
 The base case of the recursion is a level-4 node (16x16 cells, four leaves): its centre 8x8
 after 1, 2 or 4 generations, computed from table lookups only.
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import njit
-from .tree import find_node
+from .tree import BYTES, META, NODES, TABLE, find_node
 
 #: Bit of each output cell of the table: (1, 1) -> 5, (1, 2) -> 4, (2, 1) -> 1, (2, 2) -> 0.
 _OUT = ((1, 1, 5), (1, 2, 4), (2, 1, 1), (2, 2, 0))
@@ -37,7 +41,7 @@ def step_table(lookup: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(f"UniTuple(int64, 9)({BYTES}, int64, int64, int64, int64)", cache=True)
 def _nine(t4, a: int, b: int, c: int, d: int):
     """The nine 2x2 results (one generation) tiling the centre 6x6 of the 8x8 ``(a, b, c, d)``."""
     t00 = np.int64(t4[a])
@@ -52,7 +56,7 @@ def _nine(t4, a: int, b: int, c: int, d: int):
     return t00, t01, t02, t10, t11, t12, t20, t21, t22
 
 
-@njit(cache=True, inline="always")
+@njit(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
 def res1(t4, a: int, b: int, c: int, d: int) -> int:
     """Centre 4x4 word of the 8x8 ``(a, b, c, d)`` one generation later."""
     t00, t01, t02, t10, t11, t12, t20, t21, t22 = _nine(t4, a, b, c, d)
@@ -63,13 +67,13 @@ def res1(t4, a: int, b: int, c: int, d: int) -> int:
     )
 
 
-@njit(cache=True, inline="always")
+@njit(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
 def _quad(t4, w: int, x: int, y: int, z: int) -> int:
     """2x2 result of the 4x4 made of four 2x2 results ``w x / y z`` (bits 5, 4, 1, 0 each)."""
     return np.int64(t4[(w << 10) | (x << 8) | (y << 2) | z])
 
 
-@njit(cache=True, inline="always")
+@njit(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
 def res2(t4, a: int, b: int, c: int, d: int) -> int:
     """Centre 4x4 word of the 8x8 ``(a, b, c, d)`` two generations later."""
     t00, t01, t02, t10, t11, t12, t20, t21, t22 = _nine(t4, a, b, c, d)
@@ -79,13 +83,13 @@ def res2(t4, a: int, b: int, c: int, d: int) -> int:
     )
 
 
-@njit(cache=True, inline="always")
+@njit("int64(int64, int64, int64, int64)", cache=True)
 def centre4(w: int, x: int, y: int, z: int) -> int:
     """Centre 4x4 word of the 8x8 made of the 4x4 words ``w x / y z``."""
     return ((w << 10) & 0xCC00) | ((x << 6) & 0x3300) | ((y >> 6) & 0x00CC) | ((z >> 10) & 0x0033)
 
 
-@njit(cache=True, inline="always")
+@njit(f"int64({BYTES}, int64, int64, int64, int64, boolean)", cache=True)
 def _advance(t4, a: int, b: int, c: int, d: int, two: bool) -> int:
     """``res2`` when ``two`` else ``res1``."""
     if two:
@@ -93,7 +97,7 @@ def _advance(t4, a: int, b: int, c: int, d: int, two: bool) -> int:
     return res1(t4, a, b, c, d)
 
 
-@njit(cache=True, _nrt=False)  # called, not inlined: one copy of this code, no refcounts
+@njit(f"int64({NODES}, {TABLE}, {META}, {BYTES}, int64, int64)", cache=True, _nrt=False)  # no refcounts
 def step16(nodes, table, meta, t4, node: int, j: int) -> int:
     """The leaf at the centre of level-4 ``node`` after ``2**min(j, 2)`` generations (-1: full).
 

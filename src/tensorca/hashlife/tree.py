@@ -40,6 +40,18 @@ LOAD_SLOTS = 1.6
 MAX_LEVEL = 62
 LEAF_LEVEL = 3
 
+# Numba types of the store's arrays, for the explicit signatures of the kernels called from other
+# kernels: one compile each, whatever integer widths and literal constants the callers pass (without
+# them find_node compiled 8 times, step16 twice, and the first HashLife run spent 30 s compiling).
+#: ``nodes``: ``(cap, 8)`` int32 rows; ``frames``: the ``(64, 16)`` int32 recursion frames.
+NODES = FRAMES = "int32[:, ::1]"
+#: ``table``: the int32 hash slots; ``stack``: the int32 GC stack.
+TABLE = INDEX = "int32[::1]"
+#: ``meta``: the int64 counters.
+META = "int64[::1]"
+#: uint8 vectors: ``t4`` (the leaf step table), ``marks`` and ``seen`` (GC and extent scratch).
+BYTES = "uint8[::1]"
+
 
 @njit(cache=True, inline="always")
 def _hash(lvl: int, a: int, b: int, c: int, d: int, mask: int) -> int:
@@ -61,7 +73,7 @@ def _popcount16(x: int) -> int:
     return (x + (x >> 8)) & 0x1F
 
 
-@njit(cache=True, _nrt=False)
+@njit(f"int64({NODES}, {TABLE}, {META}, int64, int64, int64, int64, int64)", cache=True, _nrt=False)
 def find_node(nodes, table, meta, lvl: int, a: int, b: int, c: int, d: int) -> int:
     """The node ``(lvl, a, b, c, d)``: found in the hash table or appended. -1 (and the full flag
     set) when the store has no free row; the caller unwinds and the driver makes room."""
@@ -154,7 +166,7 @@ def start_marking(meta, marks: np.ndarray, stack: np.ndarray) -> int:
     return sp
 
 
-@njit(cache=True, _nrt=False)
+@njit(f"void({NODES}, {BYTES}, {INDEX}, int64, boolean)", cache=True, _nrt=False)
 def _mark(nodes, marks: np.ndarray, stack: np.ndarray, sp: int, keep_results: bool) -> None:
     """Mark every node reachable from the ``sp`` roots on ``stack`` through children (and
     through cached results when ``keep_results``)."""
@@ -202,7 +214,7 @@ def _compact(nodes, meta, marks: np.ndarray, newidx: np.ndarray) -> None:
     meta[USED] = m
 
 
-@njit(cache=True, _nrt=False)
+@njit(f"void({NODES}, {TABLE}, {META}, {BYTES}, {INDEX}, int64, boolean)", cache=True, _nrt=False)
 def finish_collection(nodes, table, meta, marks: np.ndarray, stack: np.ndarray, sp: int, keep_results: bool) -> None:
     """Mark from the ``sp`` pushed roots, compact, rehash. Afterwards ``stack[old]`` is the new
     index of every marked node (the caller renumbers the roots it holds with it)."""
