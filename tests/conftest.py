@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 DATA = Path(__file__).parent / "data"
+
+# auto's background compiles (tensorca.background) start worker processes that would compete with the
+# test workers for the cores; tests that exercise them turn them on for their own subprocess.
+os.environ.setdefault("TENSORCA_BACKGROUND_COMPILE", "0")
 
 
 def golden_cases() -> list[dict]:

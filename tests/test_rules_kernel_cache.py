@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+from tensorca.cache_dirs import numba_cache_path
 from tensorca.engines import bitpack_circuit as circuit
 from tensorca.rules import parse_rule
 from tensorca.topology import Topology, parse_topology
@@ -22,6 +23,7 @@ from tensorca.topology import Topology, parse_topology
 def fresh_cache(tmp_path, monkeypatch):
     """An empty kernel directory and an empty in-process map (the real ones are left alone)."""
     monkeypatch.setenv("TENSORCA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setattr(circuit, "_LOADED", {})
     circuit._compiled_on_disk.cache_clear()
     yield tmp_path / "bitpack"
@@ -72,13 +74,18 @@ def test_kernel_state_is_none_where_nothing_compiles(fresh_cache, rule, engine):
 
 
 def test_kernel_state_disk_reads_the_index_not_docstrings(fresh_cache):
-    """A module written by an earlier process counts as "disk" once Numba's index file is beside it."""
+    """A module written by an earlier process counts as "disk" once Numba's index file is in the cache
+    (:func:`tensorca.cache_dirs.numba_cache_path`: under the cache root, not beside the module)."""
     life = parse_rule("B3/S23")
     module = load(life)
     circuit._LOADED.clear()  # as in a new process
     assert circuit.kernel_state(life, "bitpack-cpu") == "cold"  # written, never compiled
-    cache = fresh_cache / "__pycache__"
-    cache.mkdir()
+    (fresh_cache / "__pycache__").mkdir()
+    (fresh_cache / "__pycache__" / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
+    circuit._compiled_on_disk.cache_clear()
+    assert circuit.kernel_state(life, "bitpack-cpu") == "cold"  # beside the module is no longer Numba's place
+    cache = numba_cache_path(module.__file__)
+    cache.mkdir(parents=True)
     (cache / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
     circuit._compiled_on_disk.cache_clear()
     assert circuit.kernel_state(life, "bitpack-cpu") == "disk"

@@ -35,6 +35,8 @@ import warnings
 import numba
 from numba import njit, prange
 
+from .cache_dirs import install_locator
+from .compiling import install as install_compile_listener
 from .errors import UsageError
 
 #: The environment variable that chooses the vector width (``auto``, ``256`` or ``512``).
@@ -102,6 +104,10 @@ def configure(setting_text: str | None) -> str:
 
 #: What vector width tensorca's Numba kernels are compiled for in this process, in words.
 VECTORS = configure(os.environ.get(VECTOR_BITS_ENV))
+# Before any kernel is decorated: tensorca's kernels cache in the user's cache directory
+# (:mod:`.cache_dirs`), and every compile is timed and announced (:mod:`.compiling`).
+install_locator()
+install_compile_listener()
 
 __all__ = ["NO_PREFERENCE", "VECTORS", "VECTOR_BITS_ENV", "configure", "njit", "numba", "prange", "vector_setting",
            "wide_features"]

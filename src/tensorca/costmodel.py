@@ -29,8 +29,8 @@ whether a rule's kernels are compiled (``kernel_state``) and the built-in costs 
 (``default_costs``; see :mod:`tensorca.engines` for where they were measured, and
 ``docs/gpu_crossover.md``). ``tensorca bench --calibrate`` measures this machine and saves the
 fitted values as JSON in the user cache directory (``$TENSORCA_CACHE_DIR/costmodel.json``, else
-``~/.cache/tensorca/costmodel.json``) under ``"engine@device"`` keys; saved values override the
-defaults key by key. This module names no engine.
+the per-user cache, ``~/.cache/tensorca/costmodel.json`` on Linux) under ``"engine@device"``
+keys; saved values override the defaults key by key. This module names no engine.
 
 Deciding is cheap: no benchmarking at call time, and no framework is imported to rank the
 candidates (``importlib.util.find_spec`` tells whether one is installed). The engine finally
@@ -51,6 +51,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from .cache_dirs import cache_root
 from .engines.info import EngineCost, EngineInfo
 from .engines.registry import devices_here, engine_info, engine_infos, get_engine, missing
 from .errors import EngineError, MissingDependencyError
@@ -67,7 +68,8 @@ UNBOUNDED_SPREAD = 0.25
 COSTMODEL_VERSION = 1
 
 __all__ = ["UNBOUNDED_CHUNK", "Choice", "EngineCost", "PerformanceWarning", "Prediction", "choose", "costs",
-           "default_costs", "kernel_state", "may_run", "predict", "rank", "rule_class", "save_calibration"]
+           "default_costs", "kernel_state", "may_run", "predict", "rank", "rule_class", "save_calibration",
+           "warm_alternative"]
 
 
 class PerformanceWarning(UserWarning):
@@ -89,15 +91,9 @@ def default_costs(key: str) -> EngineCost:
 
 
 def cache_dir() -> Path:
-    """``$TENSORCA_CACHE_DIR`` if set, else ``~/.cache/tensorca``."""
-    return _cache_dir(os.environ.get("TENSORCA_CACHE_DIR") or "", os.environ.get("HOME") or "")
-
-
-@functools.lru_cache(maxsize=8)
-def _cache_dir(configured: str, home: str) -> Path:
-    """:func:`cache_dir` for these values of the environment (``auto`` asks four times a run, and
-    building the path took 7 us each time)."""
-    return Path(configured) if configured else Path.home() / ".cache" / "tensorca"
+    """tensorca's cache root (:func:`tensorca.cache_dirs.cache_root`): ``$TENSORCA_CACHE_DIR`` if
+    set, else the per-user cache directory."""
+    return cache_root()
 
 
 def calibration_path() -> Path:
@@ -594,6 +590,33 @@ def _rent_or_buy(chosen: Prediction, predictions: list[Prediction], rule: Rule,
             best = (p, f"earlier runs of {label} would have saved {_FORGONE[key]:.3g} s on {p.engine} once warm, "
                        f"which covers its one-time {once:.3g} s (import, compile): paid now")
     return best
+
+
+#: A cold engine is compiled in the background for a job when, once warm, it would take at most
+#: this fraction of the chosen engine's time.
+TIER_GAIN = 0.7
+
+
+def warm_alternative(choice: Choice, rule: Rule, check: Topology) -> Prediction | None:
+    """The engine that would run ``choice``'s job fastest once its kernels are compiled, when they
+    are cold (not yet on this machine) and it was not chosen for that reason: what a background
+    compile should make ready (:mod:`tensorca.background`). Only engines on the CPU, whose
+    compiles a worker process can do; the engine is loaded and asked ``supports``."""
+    chosen = next((p for p in choice.predictions if (p.engine, p.device) == (choice.engine, choice.device)), None)
+    if chosen is None:
+        return None
+    candidates = []
+    for p in choice.predictions:
+        if (not p.supported or p.device != "cpu" or p.parts.get("compile", 0.0) <= 0.0 or p is chosen
+                or kernel_state(p.engine, rule) != "cold"):
+            continue
+        warm = p.total - one_time_seconds(p)
+        if warm <= TIER_GAIN * chosen.total:
+            candidates.append((warm, p))
+    for _, p in sorted(candidates, key=lambda pair: pair[0]):
+        if _really_supports(p, rule, check)[0]:
+            return p
+    return None
 
 
 def _really_supports(p: Prediction, rule: Rule, check: Topology) -> tuple[bool, str]:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import compiling
 from ..engines import engine_info, engine_infos, get_engine
 from ..engines.registry import devices_here
 from ..errors import EngineError, MissingDependencyError, UsageError
@@ -80,6 +81,9 @@ class EngineSummary:
     compile_speedup: float | None = None
     graphs_speedup: float | None = None
     call_cell_s: float | None = None
+    #: Seconds spent compiling kernels (Numba) during this engine's sweep: first uses only, in the
+    #: untimed warm-up call before each point, so in no figure (:mod:`tensorca.compiling`).
+    kernel_compile_s: float | None = None
 
 
 @dataclasses.dataclass
@@ -312,7 +316,10 @@ def bench(
         if not engine.supports(rule_value, tiny):
             summaries.append(EngineSummary(name, device, False, engine.why_unsupported(rule_value, tiny)))
             continue
-        summaries.append(_Sweep(engine, device, settings, keep).run())
+        with compiling.measure() as clock:
+            summary = _Sweep(engine, device, settings, keep).run()
+        summary.kernel_compile_s = clock.seconds
+        summaries.append(summary)
     return BenchReport(rule=rule_value.canonical(), quick=quick, machine=machine(), rows=rows, engines=summaries,
                        crossovers=crossovers(rows), seconds=time.perf_counter() - began)
 

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from ..errors import TensorcaError, UsageError
 from ._console import say, tensorca_warnings
+from ._status import compile_status
 
 #: The subcommands in ``--help`` order: ``(name, module in tensorca.cli, one-line help)``. The help is
 #: here so that ``tensorca --help`` lists them unimported (tests/test_startup.py checks it is the same
@@ -34,6 +35,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("loader-bench", "loader_bench",
      "measure DataLoader settings against DeviceStream (samples/s, time waiting for input)"),
     ("view", "view", "watch a pattern or soup in the browser (served on 127.0.0.1)"),
+    ("warmup", "warmup", "compile the common kernels now (first use on this machine)"),
 )
 
 
@@ -131,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as done:  # --help and --version print and exit 0
             return done.code if isinstance(done.code, int) else 0
-        with tensorca_warnings():
+        with tensorca_warnings(), compile_status():
             return args.func(args)
     except KeyboardInterrupt:
         say("tensorca: interrupted", stderr=True)

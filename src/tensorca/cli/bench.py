@@ -130,7 +130,7 @@ def _cups_table(report) -> Table:
 def _breakdown_table(report) -> Table:
     table = Table(title="breakdown", box=box.SIMPLE_HEAD)
     for column in ("engine@device", "call", "per gen", "cell/call", "steady", "at cells",
-                   "H2D", "D2H", "compile", "compile x", "graphs x"):
+                   "H2D", "D2H", "kernels jit", "compile", "compile x", "graphs x"):
         table.add_column(column, justify="left" if column == "engine@device" else "right", no_wrap=True)
     for s in report.engines:
         if not s.available:
@@ -138,6 +138,7 @@ def _breakdown_table(report) -> Table:
         table.add_row(f"{s.engine}@{s.device}", _us(s.call_s), _us(s.gen_s),
                       "-" if s.call_cell_s is None else f"{s.call_cell_s * 1e9:.2f} ns",
                       _si(s.steady_cups), _si(s.steady_cells), _si(s.h2d_Bps, "B/s"), _si(s.d2h_Bps, "B/s"),
+                      "-" if not s.kernel_compile_s else f"{s.kernel_compile_s:.1f} s",
                       "-" if s.compile_first_s is None else f"{s.compile_first_s:.1f} s",
                       "-" if s.compile_speedup is None else f"{s.compile_speedup:.2f}x",
                       "-" if s.graphs_speedup is None else f"{s.graphs_speedup:.2f}x")

@@ -18,9 +18,10 @@ import numpy as np
 from rich.table import Table
 
 from .. import checkpoint as checkpoint_io
+from .. import compiling, simulate
 from .. import io as pattern_io
-from .. import simulate
 from ..engines import engine_names
+from ..engines.base import Engine
 from ..errors import TensorcaError, UsageError
 from ..observers import Population
 from ..pattern import Pattern
@@ -108,10 +109,15 @@ class Decision:
     letting the run choose for itself could differ from what was printed before it.
     """
 
-    backend: str  # passed to run: an engine name, or "auto" only when auto could not decide up front
+    backend: str | Engine  # passed to run: auto's engine value, a named engine, or "auto" when auto could not decide
     device: str | None  # passed to run
-    label: str  # the table's backend row
+    label: str  # the table's backend row when the run is not tiered
     choice: Choice | None = None  # auto's choice with every prediction (for --explain); None: not asked
+    decided: simulate.Decision | None = None  # auto's decision, when auto runs
+
+    def ran(self) -> str:
+        """The backend row after the run: a tiered run says which engine ran which generations."""
+        return self.decided.describe_run() if self.decided is not None else self.label
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -123,26 +129,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     checkpoint = args.checkpoint or (args.resume if args.checkpoint_every is not None else None)
     stepped = args.step is not None or args.exponential
     bar = not args.no_progress and not stepped
-    decision = decide(args, start, engine_calls(args, progress_shown(bar, args.gens)))
-    if args.explain:
-        explain(args, decision)
-    observer = Population(every=args.population_every or 1) if args.population else None
-    with progress_bar(bar, args.gens) as progress:
-        began = time.perf_counter()
-        try:
-            if stepped:
-                result = run_steps(args, start, checkpoint, decision)
-            else:
-                result = simulate.run(start.state, start.rule_arg, args.gens, backend=decision.backend,
-                                      topology=start.topology, device=decision.device, progress=progress,
-                                      max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
-                                      checkpoint_every=args.checkpoint_every, start_generation=start.generation)
-        except simulate.Interrupted as stop:
-            say(f"tensorca: interrupted; generation {stop.generation} saved to {stop.path} "
-                f"(continue with: tensorca run --resume {stop.path} --gens N)", stderr=True)
-            return 130
-        seconds = time.perf_counter() - began
-    final = print_summary(args, start, result, seconds, decision)
+    with compiling.measure() as compiled:  # choosing an engine may import (and compile) its kernels too
+        decision = decide(args, start, engine_calls(args, progress_shown(bar, args.gens)))
+        began = time.perf_counter() - compiled.since()
+        if args.explain:
+            explain(args, decision)
+        observer = Population(every=args.population_every or 1) if args.population else None
+        with progress_bar(bar, args.gens) as progress:
+            try:
+                if stepped:
+                    result = run_steps(args, start, checkpoint, decision)
+                else:
+                    result = simulate.run(start.state, start.rule_arg, args.gens, backend=decision.backend,
+                                          topology=start.topology, device=decision.device, progress=progress,
+                                          max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
+                                          checkpoint_every=args.checkpoint_every, start_generation=start.generation)
+            except simulate.Interrupted as stop:
+                say(f"tensorca: interrupted; generation {stop.generation} saved to {stop.path} "
+                    f"(continue with: tensorca run --resume {stop.path} --gens N)", stderr=True)
+                return 130
+            seconds = time.perf_counter() - began
+    final = print_summary(args, start, result, seconds, decision, compiled.seconds)
     write_outputs(args, start, result, final, observer, checkpoint)
     return 0
 
@@ -257,7 +264,8 @@ def engine_calls(args: argparse.Namespace, progress: bool) -> int:
 def decide(args: argparse.Namespace, start: Start, calls: int) -> Decision:
     """The engine the run uses, decided once (see :class:`Decision`).
 
-    Under ``--backend auto`` the run is given auto's choice by name, so it cannot choose again
+    Under ``--backend auto`` the run is given auto's engine value (:func:`tensorca.simulate.decide`:
+    a tiered engine when a faster one is compiling in the background), so it cannot choose again
     differently. Should auto fail to decide here (a rule no engine runs), the run is left to
     ``auto`` so that its error names the rule, topology and shape; with ``--explain`` the error
     is raised at once.
@@ -265,26 +273,16 @@ def decide(args: argparse.Namespace, start: Start, calls: int) -> Decision:
     if args.backend != "auto" and not args.explain:
         return Decision(args.backend, args.device, args.backend)
     try:
-        choice = simulate.explain(start.state, start.rule_arg, args.gens, topology=start.topology,
+        decided = simulate.decide(start.state, start.rule_arg, args.gens, topology=start.topology,
                                   device=args.device, calls=calls)
     except TensorcaError:
         if args.explain:
             raise
         return Decision("auto", args.device, "auto")
+    choice = decided.choice
     if args.backend != "auto":  # --explain with a named engine: the predictions, and that engine runs
         return Decision(args.backend, args.device, args.backend, choice)
-    return Decision(choice.engine, _run_device(choice, args.device), f"auto: {choice.engine} ({choice.device})",
-                    choice)
-
-
-def _run_device(choice: Choice, device: str | None) -> str | None:
-    """The device to run auto's choice on, as ``run`` itself would pass it (the CLI's data is on
-    the CPU): the one given, else the chosen device for a torch engine away from the CPU."""
-    from ..engines import get_engine
-
-    if device is not None or choice.device == "cpu" or get_engine(choice.engine).array_module != "torch":
-        return device
-    return choice.device
+    return Decision(decided.engine, decided.device, f"auto: {choice.engine} ({choice.device})", choice, decided)
 
 
 def explain(args: argparse.Namespace, decision: Decision) -> None:
@@ -358,8 +356,10 @@ def _print_step(state: Any, generation: int) -> None:
 
 
 def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: float,
-                  decision: Decision) -> Pattern:
-    """Print the summary table; return the final state as a pattern (a batch: its first grid)."""
+                  decision: Decision, compile_s: float = 0.0) -> Pattern:
+    """Print the summary table; return the final state as a pattern (a batch: its first grid).
+    ``compile_s``: seconds of ``seconds`` spent compiling kernels (first use on this machine),
+    shown apart and left out of the speed figures."""
     table = Table(title=start.label, show_header=False, min_width=len(start.label))  # the title on one line
     if isinstance(result, Pattern):
         final, cells_per_generation = result, (result.cells.size if result.topology.bounded else None)
@@ -369,12 +369,17 @@ def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: 
     else:
         final = _array_rows(table, args, start, result)
         cells_per_generation = result.size
-    table.add_row("backend", decision.label)
-    table.add_row("time", f"{seconds:.3f} s")
-    if args.gens and seconds > 0:
-        table.add_row("generations/s", f"{args.gens / seconds:,.1f}")
+    table.add_row("backend", decision.ran())
+    running = seconds - compile_s if compile_s < seconds else seconds
+    if compile_s >= 0.05:
+        table.add_row("time", f"{seconds:.3f} s ({compile_s:.1f} s compiling kernels, first use; "
+                              f"{running:.3f} s running)")
+    else:
+        table.add_row("time", f"{seconds:.3f} s")
+    if args.gens and running > 0:
+        table.add_row("generations/s", f"{args.gens / running:,.1f}")
         if cells_per_generation is not None:
-            table.add_row("cell updates/s", f"{cells_per_generation * args.gens / seconds:,.0f}")
+            table.add_row("cell updates/s", f"{cells_per_generation * args.gens / running:,.0f}")
     out.print(table)
     return final
 

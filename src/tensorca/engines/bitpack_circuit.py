@@ -40,6 +40,7 @@ from itertools import combinations
 from pathlib import Path
 from types import ModuleType
 
+from ..cache_dirs import cache_epoch, cache_root, compiled_on_disk, numba_cache_dir
 from ..errors import EngineError
 from ..rules.base import Rule
 from ..rules.stepspec import StepSpec, TableUpdate
@@ -410,12 +411,10 @@ def bs_sets(spec: StepSpec | Rule) -> tuple[frozenset[int], frozenset[int]]:
 
 
 def kernel_cache_dir() -> Path:
-    """Where generated kernel modules live: ``$TENSORCA_CACHE_DIR/bitpack``, else
-    ``~/.cache/tensorca/bitpack``, else a temporary directory (the first that is writable)."""
-    candidates = []
-    if os.environ.get("TENSORCA_CACHE_DIR"):
-        candidates.append(Path(os.environ["TENSORCA_CACHE_DIR"]) / "bitpack")
-    candidates.append(Path.home() / ".cache" / "tensorca" / "bitpack")
+    """Where generated kernel modules live: ``bitpack/`` under tensorca's cache root
+    (:func:`~tensorca.cache_dirs.cache_root`: ``$TENSORCA_CACHE_DIR``, else the per-user cache),
+    else a temporary directory (the first that is writable)."""
+    candidates = [cache_root() / "bitpack"]
     uid = os.getuid() if hasattr(os, "getuid") else 0
     candidates.append(Path(tempfile.gettempdir()) / f"tensorca-{uid}" / "bitpack")
     for path in candidates:
@@ -615,7 +614,8 @@ def _module_state(engine_name: str, expression: str) -> str:
     directory = _known_cache_dir(os.environ.get("TENSORCA_CACHE_DIR"))
     if directory is None:
         return "cold"
-    return "disk" if _compiled_on_disk(directory, engine_name, expression) else "cold"
+    on_disk = _compiled_on_disk(directory, str(numba_cache_dir()), cache_epoch(), engine_name, expression)
+    return "disk" if on_disk else "cold"
 
 
 @lru_cache(maxsize=8)
@@ -628,11 +628,12 @@ def _known_cache_dir(setting: str | None) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _compiled_on_disk(directory: str, engine: str, expression: str) -> bool:
-    """Whether Numba's cache in ``directory`` holds the compiled kernel module of ``expression``
-    (asked once per process until a module is loaded: :func:`kernel_state` says "loaded" first)."""
+def _compiled_on_disk(directory: str, numba_dir: str, epoch: int, engine: str, expression: str) -> bool:
+    """Whether Numba's cache (under ``numba_dir``) holds the kernel module of ``expression``
+    generated into ``directory`` (asked once per process until a module is loaded:
+    :func:`kernel_state` says "loaded" first)."""
     try:
         stem = _index_path(Path(directory), engine, expression).read_text().strip()
-        return any((Path(directory) / "__pycache__").glob(stem + ".*.nbi"))
     except OSError:
         return False
+    return compiled_on_disk(Path(directory) / f"{stem}.py", stem + ".*.nbi")

@@ -11,11 +11,11 @@ store outgrows the CPU caches), 350 ns taken.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..cache_dirs import compiled_on_disk
 from .info import EngineCost, EngineInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,20 +47,13 @@ _ON_DISK: list[bool] = []  # once found, remembered (the cache is not removed un
 
 
 def _cached_on_disk() -> bool:
-    """True when Numba's cache index of ``hashlife/step.py``'s ``result`` exists."""
+    """True when Numba's cache holds ``hashlife/step.py``'s ``result``."""
     if _ON_DISK:
         return True
-    here = Path(__file__).resolve().parent.parent / "hashlife"
-    places = [here / "__pycache__"]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    for place in places:
-        try:
-            if any(place.rglob("step.result-*.nbi")):
-                _ON_DISK.append(True)
-                return True
-        except OSError:
-            continue
+    step_file = Path(__file__).resolve().parent.parent / "hashlife" / "step.py"
+    if compiled_on_disk(step_file, "step.result-*.nbi"):
+        _ON_DISK.append(True)
+        return True
     return False
 
 

@@ -17,7 +17,6 @@ This module imports no framework; the kernels load on first use.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cache_dirs import cache_epoch, compiled_on_disk, numba_cache_dir
 from ..cpu_load import free_cores
 from ..errors import EngineError
 from ..rules.base import Rule
@@ -140,16 +140,10 @@ _INDEX = "ltl_sums.run_*-*.nbi"
 
 
 @functools.lru_cache(maxsize=4)
-def _compiled_on_disk(numba_cache_dir: str | None) -> bool:
-    """True when Numba's cache holds the driver: next to the module (``__pycache__``), under
-    ``NUMBA_CACHE_DIR`` when set, or in the user-wide cache Numba uses for read-only installs."""
-    places = [Path(__file__).with_name("__pycache__")]
-    deep = [Path(numba_cache_dir)] if numba_cache_dir else [Path.home() / ".cache" / "numba"]
-    try:
-        return any(any(p.glob(_INDEX)) for p in places if p.is_dir()) or any(
-            any(p.rglob(_INDEX)) for p in deep if p.is_dir())
-    except OSError:
-        return False
+def _compiled_on_disk(root: str, epoch: int) -> bool:
+    """True when Numba's cache under ``root`` (:func:`~tensorca.cache_dirs.numba_cache_dir`)
+    holds the driver of :mod:`.ltl_sums` (``epoch``: :func:`~tensorca.cache_dirs.cache_epoch`)."""
+    return compiled_on_disk(Path(__file__).with_name("ltl_sums.py"), _INDEX)
 
 
 def kernel_state(rule: Rule) -> str:
@@ -162,7 +156,7 @@ def kernel_state(rule: Rule) -> str:
     plan = neighbourhood_plan(spec.perceive)  # type: ignore[arg-type]
     if f"{plan.shape}-{np.dtype(plan.count_dtype).name}" in _LOADED:
         return "loaded"
-    return "disk" if _compiled_on_disk(os.environ.get("NUMBA_CACHE_DIR")) else "cold"
+    return "disk" if _compiled_on_disk(str(numba_cache_dir()), cache_epoch()) else "cold"
 
 
 def run_bands(step: Callable[..., int], a: np.ndarray, b: np.ndarray, generations: int,

@@ -30,7 +30,7 @@ from __future__ import annotations
 from .. import checkpoint as checkpoint_io
 from ..memory import plan_chunk
 from ..observers import Population, advance_observed
-from .api import explain, resume, run, with_context
+from .api import Decision, decide, explain, resume, run, with_context
 from .checks import check_states
 from .plan import Checkpointer, Interrupted, RunPlan, boundaries
 from .progress import ProgressCallback
@@ -39,6 +39,7 @@ from .select import DEFAULT_BACKEND, choose_engine, select_engine
 __all__ = [
     "DEFAULT_BACKEND",
     "Checkpointer",
+    "Decision",
     "Interrupted",
     "Population",
     "ProgressCallback",
@@ -48,6 +49,7 @@ __all__ = [
     "check_states",
     "checkpoint_io",
     "choose_engine",
+    "decide",
     "explain",
     "plan_chunk",
     "resume",

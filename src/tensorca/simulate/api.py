@@ -1,4 +1,4 @@
-"""The public entry points: ``run``, ``resume`` and ``explain``.
+"""The public entry points: ``run``, ``resume``, ``explain`` and ``decide``.
 
 Each checks its arguments first (:class:`~tensorca.errors.UsageError` names the bad one), resolves
 rule and topology with :func:`tensorca.rules.spec.resolve`, chooses the engine, and hands a
@@ -34,7 +34,7 @@ from ..unbounded import tree_saver
 from . import checks, lazy
 from .plan import Checkpointer, RunPlan, count_segments, data_device, progress_step
 from .progress import ProgressCallback, check_progress, progress_reporter
-from .select import DEFAULT_BACKEND, check_run_device, select_engine
+from .select import DEFAULT_BACKEND, check_run_device, engine_for, select_engine
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,6 +145,59 @@ def explain(
     calls: int = 1,
 ) -> costmodel.Choice:
     """What ``run(state, rule, generations, backend="auto", ...)`` would choose, with every prediction."""
+    job = _explained_job(state, rule, generations, topology, device, calls)
+    return costmodel.choose(job.rule, job.topology, job.batch, job.shape, job.generations, data_device=job.data_device,
+                            device=job.device, calls=job.calls, population=job.population)
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """``auto``'s decision for one run, taken before it starts: ``choice`` (every prediction), and
+    the ``engine`` value and ``device`` that ``run(..., backend=engine, device=device)`` then uses,
+    so that what is printed before a run is what runs. ``engine`` is a
+    :class:`~tensorca.engines.tiered.Tiered` engine when a faster engine's kernels are being
+    compiled in the background (its ``ran`` says afterwards which engine ran which generations)."""
+
+    choice: costmodel.Choice
+    engine: Engine
+    device: str | None
+
+    def describe_run(self) -> str:
+        """The engine(s) that ran, in words: ``auto: bitpack-cpu (cpu)``, or for a tiered run
+        ``auto: torch (cpu) for 549 generations, then ltl-cpu once compiled (1451)``."""
+        ran = getattr(self.engine, "ran", None)
+        if not ran:
+            return f"auto: {self.engine.name} ({self.choice.device})"
+        parts = [f"{ran[0][0]} ({self.choice.device}) for {ran[0][1]:,} generations"]
+        parts += [f"then {name} once compiled ({gens:,})" for name, gens in ran[1:]]
+        return "auto: " + ", ".join(parts)
+
+
+def decide(
+    state: Any,
+    rule: str | Rule | None = None,
+    generations: int = 1,
+    *,
+    topology: str | Topology | None = None,
+    device: str | None = None,
+    calls: int = 1,
+) -> Decision:
+    """``auto``'s choice for ``run(state, rule, generations, ...)`` (as :func:`explain`), with the
+    engine value to pass ``run`` as ``backend=`` (and the device) so the run uses exactly it. Starts
+    the background compile of a faster engine whose kernels are cold (:mod:`tensorca.background`)."""
+    job = _explained_job(state, rule, generations, topology, device, calls)
+    choice = costmodel.choose(job.rule, job.topology, job.batch, job.shape, job.generations,
+                              data_device=job.data_device, device=job.device, calls=job.calls,
+                              population=job.population)
+    dims = (job.batch, *job.shape)
+    engine, run_device = engine_for(choice, job.rule, job.topology, dims, job.generations,  # type: ignore[arg-type]
+                                    data_device=job.data_device, device=job.device)
+    return Decision(choice, engine, run_device)
+
+
+def _explained_job(state: Any, rule: str | Rule | None, generations: int, topology: str | Topology | None,
+                   device: str | None, calls: int) -> costmodel.Job:
+    """The job ``run`` would price for these arguments (checked as ``run`` checks them)."""
     generations = checks.count(generations, "generations")
     calls = checks.count(calls, "calls", 1)
     if device is not None:
@@ -166,8 +219,8 @@ def explain(
         batch = 1 if checks.single_grid(grid, rule_value) else dims[0]
         topo = topo or Topology.torus(shape[1], shape[0])
         where = data_device(grid)
-    return costmodel.choose(rule_value, topo, batch, shape, generations, data_device=where, device=device,
-                            calls=calls, population=population)
+    return costmodel.Job(rule_value, topo, batch, tuple(shape), generations, where, device, calls,  # type: ignore[arg-type]
+                         population)
 
 
 # -- errors with context ------------------------------------------------------------------------

@@ -1,0 +1,230 @@
+"""Compiling kernels ahead of use: ``tensorca warmup``, and the worker behind background compiles.
+
+A :class:`WarmJob` is one small run that makes Numba compile (or load from its on-disk cache,
+:mod:`tensorca.cache_dirs`) the kernels a real run of that kind will call: an engine on a grid
+shape, HashLife, or the soup search. :func:`warm_all` runs a list of them in worker processes, one
+a free core, each worker importing tensorca once and running its share
+(``python -m tensorca.warmup JOB_JSON...``); compiled kernels land in the cache, where every later
+process finds them. :data:`COMMON` is what ``tensorca warmup`` compiles: each rule family's
+fast kernels for its sample rule, HashLife and the soup search. The background compiles of
+``auto`` (:mod:`tensorca.background`) run one job the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from .errors import UsageError
+
+#: What a job runs: an engine on a grid, HashLife on a pattern, or soups to a census.
+KINDS = ("engine", "hashlife", "soups")
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmJob:
+    """One warm-up run. ``kind`` ``"engine"``: ``engine`` advances a random ``(B, H, W)`` grid
+    ``shape`` of ``rule`` on a ``topology`` (``"torus"`` or ``"plane"``) for ``generations``;
+    ``"hashlife"``: the Gosper gun to ``generations`` on HashLife; ``"soups"``: ``generations``
+    soups of ``rule`` censused (the soup search's kernels)."""
+
+    kind: str
+    rule: str = "B3/S23"
+    engine: str = ""
+    shape: tuple[int, int, int] = (1, 64, 64)
+    topology: str = "torus"
+    generations: int = 8
+    label: str = ""
+
+    def describe(self) -> str:
+        """The job in words, for the progress bar."""
+        if self.label:
+            return self.label
+        if self.kind == "engine":
+            b, h, w = self.shape
+            return f"{self.engine} {self.rule} {'' if b == 1 else f'{b} x '}{w}x{h} {self.topology}"
+        return f"{self.kind} {self.rule}"
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> WarmJob:
+        try:
+            data = json.loads(text)
+            data["shape"] = tuple(int(v) for v in data.get("shape", (1, 64, 64)))
+            job = cls(**data)
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"not a warm-up job: {text[:80]!r} ({exc})") from exc
+        if job.kind not in KINDS:
+            raise UsageError(f"warm-up job kind {job.kind!r}: use one of {', '.join(KINDS)}")
+        return job
+
+
+def _family_jobs() -> list[WarmJob]:
+    """Each CPU engine's kernels for the shapes ``auto`` gives it, per rule family's sample rule."""
+    life = "B3/S23"
+    jobs = [
+        WarmJob("engine", life, "bitpack-cpu", (1, 1024, 1024), "torus", 8, "Life on bitpack-cpu (large grids)"),
+        WarmJob("engine", life, "bitpack-cpu", (1, 256, 256), "plane", 8, "Life on bitpack-cpu (planes)"),
+        WarmJob("engine", life, "bitpack-cpu", (64, 64, 64), "torus", 8, "Life on bitpack-cpu (batches)"),
+        WarmJob("engine", "B2ce3ai/S23k", "bitpack-cpu", (1, 512, 512), "torus", 8, "Hensel rules on bitpack-cpu"),
+        WarmJob("engine", "23/3/3", "bitpack-cpu", (1, 512, 512), "torus", 8, "Generations on bitpack-cpu"),
+        WarmJob("engine", "R5,C0,M1,S34..58,B34..45,NM", "ltl-cpu", (1, 512, 512), "torus", 4,
+                "Larger than Life on ltl-cpu"),
+        WarmJob("engine", "R7,C0,M1,S4..10,B6..9,NN", "ltl-cpu", (1, 512, 512), "torus", 4,
+                "von Neumann LtL on ltl-cpu"),
+    ]
+    return jobs
+
+
+def common_jobs() -> list[WarmJob]:
+    """What ``tensorca warmup`` compiles: the engine jobs of the families, HashLife and the soup
+    search; jobs whose engine is not installed here are left out."""
+    from .engines.registry import engine_info, missing
+
+    jobs = []
+    for job in _family_jobs():
+        try:
+            if missing(engine_info(job.engine)):
+                continue
+        except Exception:  # noqa: BLE001 - an engine absent from the registry is simply not warmed
+            continue
+        jobs.append(job)
+    if not missing(engine_info("hashlife")):
+        jobs.append(WarmJob("hashlife", "B3/S23", generations=1 << 20, label="HashLife"))
+    jobs.append(WarmJob("soups", "B3/S23", generations=64, label="soup search and census (B3/S23)"))
+    return jobs
+
+
+def warm(job: WarmJob) -> None:
+    """Run ``job`` here (compiling what it needs, or loading it from the cache)."""
+    if job.kind == "engine":
+        _warm_engine(job)
+    elif job.kind == "hashlife":
+        from . import io
+        from .data import pattern_path
+        from .simulate import run
+
+        run(io.load(pattern_path("gosper_gun.rle")), generations=job.generations, backend="hashlife")
+    else:
+        from .search.soups import soup_search
+
+        soup_search(job.generations, job.rule, seed="warmup", batch=max(16, job.generations))
+
+
+def _warm_engine(job: WarmJob) -> None:
+    from .engines import get_engine
+    from .random_grids import random_soup
+    from .rules.spec import parse_rule
+    from .topology import Topology
+
+    rule = parse_rule(job.rule)
+    batch, height, width = job.shape
+    topology = Topology.torus(width, height) if job.topology == "torus" else Topology.plane(width, height)
+    cells = random_soup(height, width, density=0.5, seed=0, batch=batch, n_states=max(2, rule.n_states))
+    get_engine(job.engine).advance(cells, rule, topology, job.generations)
+
+
+# -- worker processes ------------------------------------------------------------------------------
+
+
+def worker_command(jobs: Sequence[WarmJob]) -> list[str]:
+    """The command line of a worker process that runs ``jobs`` in order."""
+    return [sys.executable, "-m", "tensorca.warmup", *(job.to_json() for job in jobs)]
+
+
+#: The environment variable naming a lock file the worker removes when it exits.
+LOCK_ENV = "TENSORCA_WARM_LOCK"
+
+
+def start_worker(jobs: Sequence[WarmJob], *, detach: bool = False, lock: os.PathLike | None = None) -> subprocess.Popen:
+    """A worker process running ``jobs``; one JSON line per finished job on its stdout.
+    ``detach``: its own session, so it finishes its compile even after this process exits (the
+    next process finds the kernels in the cache). ``lock``: a file the worker removes as it exits."""
+    env = dict(os.environ, TENSORCA_BACKGROUND_COMPILE="0")  # a worker never starts workers of its own
+    if lock is not None:
+        env[LOCK_ENV] = str(lock)
+    return subprocess.Popen(worker_command(jobs), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=detach, env=env)
+
+
+def split(jobs: Sequence[WarmJob], workers: int) -> list[list[WarmJob]]:
+    """``jobs`` dealt round-robin into ``workers`` lists (none empty)."""
+    shares: list[list[WarmJob]] = [[] for _ in range(max(1, min(workers, len(jobs))))]
+    for i, job in enumerate(jobs):
+        shares[i % len(shares)].append(job)
+    return shares
+
+
+def warm_all(jobs: Sequence[WarmJob], workers: int | None = None,
+             on_done: Callable[[WarmJob, float, str], None] | None = None) -> dict[str, float]:
+    """Run ``jobs`` in ``workers`` processes (default: the free cores); ``on_done(job, seconds,
+    error)`` as each finishes (``error`` "" when it went well). Returns seconds per job label."""
+    from .cpu_load import free_cores
+
+    workers = max(1, workers if workers is not None else free_cores())
+    seconds: dict[str, float] = {}
+    failures: list[str] = []
+    lock = threading.Lock()
+
+    def follow(proc: subprocess.Popen, share: list[WarmJob]) -> None:
+        """Report each of ``share``'s jobs as its worker finishes it (workers run side by side)."""
+        assert proc.stdout is not None
+        for job, line in zip(share, proc.stdout, strict=False):
+            report = json.loads(line)
+            with lock:
+                seconds[job.describe()] = float(report["seconds"])
+                if on_done is not None:
+                    on_done(job, float(report["seconds"]), str(report.get("error", "")))
+        proc.wait()
+        if proc.returncode != 0:
+            lines = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
+            failures.append(f"exit {proc.returncode}: {lines[-1] if lines else ''}")
+
+    followers = [threading.Thread(target=follow, args=(start_worker(share), share), daemon=True)
+                 for share in split(jobs, workers)]
+    for thread in followers:
+        thread.start()
+    for thread in followers:
+        thread.join()
+    if failures:
+        raise UsageError(f"a warm-up worker failed ({failures[0]})")
+    return seconds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Worker entry point: run each job given as JSON, printing ``{"label", "seconds", "error"}`` a
+    line; then remove the lock file named by :data:`LOCK_ENV`, if any."""
+    try:
+        _run_jobs(sys.argv[1:] if argv is None else argv)
+    finally:
+        if os.environ.get(LOCK_ENV):
+            try:
+                os.unlink(os.environ[LOCK_ENV])
+            except OSError:
+                pass
+    return 0
+
+
+def _run_jobs(texts: Sequence[str]) -> None:
+    for text in texts:
+        job = WarmJob.from_json(text)
+        began = time.perf_counter()
+        error = ""
+        try:
+            warm(job)
+        except Exception as exc:  # noqa: BLE001 - reported to the parent, which decides
+            error = f"{type(exc).__name__}: {exc}"
+        print(json.dumps({"label": job.describe(), "seconds": time.perf_counter() - began, "error": error}),
+              flush=True)
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a worker process
+    sys.exit(main())
