@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
-from .tree import BYTES, META, NODES, TABLE, find_node
+from .tree import BYTES, META, NODES, TABLE, find_node, typed
 
 #: Bit of each output cell of the table: (1, 1) -> 5, (1, 2) -> 4, (2, 1) -> 1, (2, 2) -> 0.
 _OUT = ((1, 1, 5), (1, 2, 4), (2, 1, 1), (2, 2, 0))
@@ -41,7 +40,7 @@ def step_table(lookup: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(f"UniTuple(int64, 9)({BYTES}, int64, int64, int64, int64)", cache=True)
+@typed(f"UniTuple(int64, 9)({BYTES}, int64, int64, int64, int64)", cache=True)
 def _nine(t4, a: int, b: int, c: int, d: int):
     """The nine 2x2 results (one generation) tiling the centre 6x6 of the 8x8 ``(a, b, c, d)``."""
     t00 = np.int64(t4[a])
@@ -56,7 +55,7 @@ def _nine(t4, a: int, b: int, c: int, d: int):
     return t00, t01, t02, t10, t11, t12, t20, t21, t22
 
 
-@njit(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
+@typed(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
 def res1(t4, a: int, b: int, c: int, d: int) -> int:
     """Centre 4x4 word of the 8x8 ``(a, b, c, d)`` one generation later."""
     t00, t01, t02, t10, t11, t12, t20, t21, t22 = _nine(t4, a, b, c, d)
@@ -67,13 +66,13 @@ def res1(t4, a: int, b: int, c: int, d: int) -> int:
     )
 
 
-@njit(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
+@typed(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
 def _quad(t4, w: int, x: int, y: int, z: int) -> int:
     """2x2 result of the 4x4 made of four 2x2 results ``w x / y z`` (bits 5, 4, 1, 0 each)."""
     return np.int64(t4[(w << 10) | (x << 8) | (y << 2) | z])
 
 
-@njit(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
+@typed(f"int64({BYTES}, int64, int64, int64, int64)", cache=True)
 def res2(t4, a: int, b: int, c: int, d: int) -> int:
     """Centre 4x4 word of the 8x8 ``(a, b, c, d)`` two generations later."""
     t00, t01, t02, t10, t11, t12, t20, t21, t22 = _nine(t4, a, b, c, d)
@@ -83,13 +82,13 @@ def res2(t4, a: int, b: int, c: int, d: int) -> int:
     )
 
 
-@njit("int64(int64, int64, int64, int64)", cache=True)
+@typed("int64(int64, int64, int64, int64)", cache=True)
 def centre4(w: int, x: int, y: int, z: int) -> int:
     """Centre 4x4 word of the 8x8 made of the 4x4 words ``w x / y z``."""
     return ((w << 10) & 0xCC00) | ((x << 6) & 0x3300) | ((y >> 6) & 0x00CC) | ((z >> 10) & 0x0033)
 
 
-@njit(f"int64({BYTES}, int64, int64, int64, int64, boolean)", cache=True)
+@typed(f"int64({BYTES}, int64, int64, int64, int64, boolean)", cache=True)
 def _advance(t4, a: int, b: int, c: int, d: int, two: bool) -> int:
     """``res2`` when ``two`` else ``res1``."""
     if two:
@@ -97,7 +96,7 @@ def _advance(t4, a: int, b: int, c: int, d: int, two: bool) -> int:
     return res1(t4, a, b, c, d)
 
 
-@njit(f"int64({NODES}, {TABLE}, {META}, {BYTES}, int64, int64)", cache=True, _nrt=False)  # no refcounts
+@typed(f"int64({NODES}, {TABLE}, {META}, {BYTES}, int64, int64)", cache=True, _nrt=False)  # no refcounts
 def step16(nodes, table, meta, t4, node: int, j: int) -> int:
     """The leaf at the centre of level-4 ``node`` after ``2**min(j, 2)`` generations (-1: full).
 

@@ -38,10 +38,11 @@ from .tree import (
     finish_collection,
     push_root,
     start_marking,
+    typed,
 )
 
 
-@njit(f"boolean({NODES}, {TABLE}, {META}, {FRAMES}, int64, int64)", cache=True, _nrt=False)
+@typed(f"boolean({NODES}, {TABLE}, {META}, {FRAMES}, int64, int64)", cache=True, _nrt=False)
 def _subnodes(nodes, table, meta, frames, k: int, n: int) -> bool:
     """Fill slots 0..8 of frame ``k`` with the nine overlapping level-``k-1`` subnodes of
     level-``k`` node ``n`` (row-major, 3x3); False when the store is full. Scalar indexing
@@ -91,7 +92,7 @@ def _store(nodes, n: int, j: int, full: bool, r: int) -> None:
         nodes[n, RTAG] = j
 
 
-@njit(f"int64({NODES}, {TABLE}, {META}, {BYTES}, int64, int64)", cache=True, _nrt=False)
+@typed(f"int64({NODES}, {TABLE}, {META}, {BYTES}, int64, int64)", cache=True, _nrt=False)
 def _quick(nodes, table, meta, t4, n: int, j: int) -> int:
     """The result of ``n`` for step ``j`` when no recursion is needed (empty node, cached,
     level 4), -1 when the store filled, else ``_PENDING``."""
@@ -112,7 +113,7 @@ def _quick(nodes, table, meta, t4, n: int, j: int) -> int:
     return r
 
 
-@njit(f"boolean({NODES}, {TABLE}, {META}, {FRAMES}, int64)", cache=True, _nrt=False)
+@typed(f"boolean({NODES}, {TABLE}, {META}, {FRAMES}, int64)", cache=True, _nrt=False)
 def _open(nodes, table, meta, frames, n: int) -> bool:
     """Start the frame of ``n`` (level ``k``, row ``k`` of ``frames``); False when full."""
     k = nodes[n, LEVEL]
@@ -122,7 +123,7 @@ def _open(nodes, table, meta, frames, n: int) -> bool:
     return _subnodes(nodes, table, meta, frames, k, n)
 
 
-@njit(f"int64({NODES}, {TABLE}, {META}, {FRAMES}, int64)", cache=True, _nrt=False)
+@typed(f"int64({NODES}, {TABLE}, {META}, {FRAMES}, int64)", cache=True, _nrt=False)
 def _child(nodes, table, meta, frames, k: int) -> int:
     """The node whose result fills the next slot of frame ``k`` (-1: full)."""
     i = frames[k, _NEXT]
@@ -132,7 +133,7 @@ def _child(nodes, table, meta, frames, k: int) -> int:
     return find_node(nodes, table, meta, k - 1, frames[k, a], frames[k, b], frames[k, c], frames[k, d])
 
 
-@njit(f"int64({NODES}, {TABLE}, {META}, {FRAMES}, int64, int64)", cache=True, _nrt=False)
+@typed(f"int64({NODES}, {TABLE}, {META}, {FRAMES}, int64, int64)", cache=True, _nrt=False)
 def _close(nodes, table, meta, frames, k: int, j: int) -> int:
     """Finish frame ``k`` whose slots are filled: the result node, cached (-1: full)."""
     full = j >= k - 2
@@ -159,7 +160,7 @@ def _frame_slots(frames, lv: int) -> int:
     return max(9, min(frames[lv, _NEXT], 13))
 
 
-@njit(f"void({NODES}, {TABLE}, {META}, {FRAMES}, {BYTES}, {INDEX}, int64, int64, boolean)", cache=True, _nrt=False)
+@typed(f"void({NODES}, {TABLE}, {META}, {FRAMES}, {BYTES}, {INDEX}, int64, int64, boolean)", cache=True, _nrt=False)
 def _collect_in_step(nodes, table, meta, frames, marks, stack, k: int, top: int, keep_results: bool) -> None:
     """Garbage-collect in the middle of a step: the roots are ``meta[ROOT]`` and every node the
     open frames ``k..top`` hold; they are renumbered in place, so the step goes on where it was
@@ -178,7 +179,7 @@ def _collect_in_step(nodes, table, meta, frames, marks, stack, k: int, top: int,
             frames[lv, i] = stack[frames[lv, i]] if frames[lv, i] >= 0 else -1
 
 
-@njit(f"boolean({NODES}, {TABLE}, {META}, {FRAMES}, {BYTES}, {INDEX}, int64, int64)", cache=True, _nrt=False)
+@typed(f"boolean({NODES}, {TABLE}, {META}, {FRAMES}, {BYTES}, {INDEX}, int64, int64)", cache=True, _nrt=False)
 def _make_room(nodes, table, meta, frames, marks, stack, k: int, top: int) -> bool:
     """Collect garbage mid-step, keeping cached results, then (when under a quarter of the store
     came free) without them; False when still under a tenth is free: the driver takes over."""

@@ -52,6 +52,34 @@ META = "int64[::1]"
 #: uint8 vectors: ``t4`` (the leaf step table), ``marks`` and ``seen`` (GC and extent scratch).
 BYTES = "uint8[::1]"
 
+#: ``(kernel, signature)`` of every :func:`typed` kernel, in definition order (callees first).
+_TYPED: list = []
+_PREPARED: list[bool] = []
+
+
+def typed(signature: str, **options):
+    """``njit(**options)`` with one signature, compiled (or loaded from the cache) by
+    :func:`prepare` on first use of HashLife, not at import (listing engines imports this package),
+    and closed to other signatures: callers' int32 or literal arguments are converted, not
+    compiled again."""
+    def wrap(function):
+        kernel = njit(**options)(function)
+        _TYPED.append((kernel, signature))
+        return kernel
+
+    return wrap
+
+
+def prepare() -> None:
+    """Compile (or load) every :func:`typed` kernel for its one signature; once per process,
+    before any HashLife kernel runs (:func:`allocate` calls it)."""
+    if _PREPARED:
+        return
+    for kernel, signature in _TYPED:
+        kernel.compile(signature)
+        kernel.disable_compile()
+    _PREPARED.append(True)
+
 
 @njit(cache=True, inline="always")
 def _hash(lvl: int, a: int, b: int, c: int, d: int, mask: int) -> int:
@@ -73,7 +101,7 @@ def _popcount16(x: int) -> int:
     return (x + (x >> 8)) & 0x1F
 
 
-@njit(f"int64({NODES}, {TABLE}, {META}, int64, int64, int64, int64, int64)", cache=True, _nrt=False)
+@typed(f"int64({NODES}, {TABLE}, {META}, int64, int64, int64, int64, int64)", cache=True, _nrt=False)
 def find_node(nodes, table, meta, lvl: int, a: int, b: int, c: int, d: int) -> int:
     """The node ``(lvl, a, b, c, d)``: found in the hash table or appended. -1 (and the full flag
     set) when the store has no free row; the caller unwinds and the driver makes room."""
@@ -166,7 +194,7 @@ def start_marking(meta, marks: np.ndarray, stack: np.ndarray) -> int:
     return sp
 
 
-@njit(f"void({NODES}, {BYTES}, {INDEX}, int64, boolean)", cache=True, _nrt=False)
+@typed(f"void({NODES}, {BYTES}, {INDEX}, int64, boolean)", cache=True, _nrt=False)
 def _mark(nodes, marks: np.ndarray, stack: np.ndarray, sp: int, keep_results: bool) -> None:
     """Mark every node reachable from the ``sp`` roots on ``stack`` through children (and
     through cached results when ``keep_results``)."""
@@ -214,7 +242,7 @@ def _compact(nodes, meta, marks: np.ndarray, newidx: np.ndarray) -> None:
     meta[USED] = m
 
 
-@njit(f"void({NODES}, {TABLE}, {META}, {BYTES}, {INDEX}, int64, boolean)", cache=True, _nrt=False)
+@typed(f"void({NODES}, {TABLE}, {META}, {BYTES}, {INDEX}, int64, boolean)", cache=True, _nrt=False)
 def finish_collection(nodes, table, meta, marks: np.ndarray, stack: np.ndarray, sp: int, keep_results: bool) -> None:
     """Mark from the ``sp`` pushed roots, compact, rehash. Afterwards ``stack[old]`` is the new
     index of every marked node (the caller renumbers the roots it holds with it)."""
@@ -268,6 +296,7 @@ def allocate(cap: int, t4: np.ndarray, old: tuple | None = None) -> tuple:
     copying the nodes of ``old`` when given. ``t4``: ``(65536,)`` uint8 step table; ``marks``
     (uint8) and ``stack`` (int32), ``(cap,)``: garbage-collection scratch, allocated up front so
     that collection inside a step allocates nothing."""
+    prepare()
     nodes = np.full((cap, 8), -1, np.int32)
     table = np.full(table_slots(cap), -1, np.int32)
     meta = np.zeros(128, np.int64)
