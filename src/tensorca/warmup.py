@@ -103,6 +103,21 @@ def common_jobs() -> list[WarmJob]:
     return jobs
 
 
+def demo_jobs() -> list[WarmJob]:
+    """What ``make demo`` compiles before its table (the engines ``auto`` picks for its runs once
+    warm): Life on bitpack-cpu for its soups and growing planes, and HashLife; none without Numba."""
+    from .engines.registry import engine_info, missing
+
+    if missing(engine_info("bitpack-cpu")):
+        return []
+    return [
+        WarmJob("engine", "B3/S23", "bitpack-cpu", (1, 1024, 1024), "torus", 8, "Life on bitpack-cpu (large grids)"),
+        WarmJob("engine", "B3/S23", "bitpack-cpu", (1, 256, 256), "torus", 8, "Life on bitpack-cpu (tori)"),
+        WarmJob("engine", "B3/S23", "bitpack-cpu", (1, 256, 256), "plane", 8, "Life on bitpack-cpu (planes)"),
+        WarmJob("hashlife", "B3/S23", generations=1 << 20, label="HashLife"),
+    ]
+
+
 def warm(job: WarmJob) -> None:
     """Run ``job`` here (compiling what it needs, or loading it from the cache)."""
     if job.kind == "engine":
