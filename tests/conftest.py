@@ -19,6 +19,10 @@ DATA = Path(__file__).parent / "data"
 # auto's background compiles (tensorca.background) start worker processes that would compete with the
 # test workers for the cores; tests that exercise them turn them on for their own subprocess.
 os.environ.setdefault("TENSORCA_BACKGROUND_COMPILE", "0")
+# bitpack-cpu runs each rule's own kernels in tests whatever another test compiled before (under the
+# default, "auto", a generic module compiled earlier in the process would stand in for a new rule's);
+# the tests of that policy set it themselves.
+os.environ.setdefault("TENSORCA_BITPACK_KERNELS", "specialised")
 
 
 def golden_cases() -> list[dict]:

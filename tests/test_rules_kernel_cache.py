@@ -92,6 +92,51 @@ def test_kernel_state_disk_reads_the_index_not_docstrings(fresh_cache):
     assert circuit.kernel_state(parse_rule("B36/S23"), "bitpack-cpu") == "cold"
 
 
+def _pretend_compiled(module) -> None:
+    """Numba's index of ``module`` where Numba keeps it: the module counts as compiled ("disk")."""
+    cache = numba_cache_path(module.__file__)
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
+    circuit._LOADED.clear()  # as in a new process
+    circuit._compiled_on_disk.cache_clear()
+
+
+def test_a_cold_rule_runs_the_compiled_generic_kernels_meanwhile(fresh_cache, monkeypatch):
+    """``auto`` kernels: a rule never compiled here runs the generic module (the rule as data) once
+    that one is compiled, so a new rule after ``tensorca warmup`` costs no compile; its own kernels
+    are what ``specialised`` asks for, and ``generic`` forces the generic ones."""
+    monkeypatch.delenv(circuit.KERNELS_ENV, raising=False)
+    highlife = parse_rule("B36/S23")
+    sets = circuit.bs_sets(highlife.compile())
+    assert circuit.kernel_expression("bitpack-cpu", *sets) == expression(highlife)  # no generic compiled yet
+    assert circuit.kernel_state(highlife, "bitpack-cpu") == "cold"
+    _pretend_compiled(circuit.load_generated_module("bitpack-cpu", circuit.GENERIC, "GENERIC = True\n", "test"))
+    assert circuit.kernel_expression("bitpack-cpu", *sets) == circuit.GENERIC
+    assert circuit.lanes_stand_in(circuit.rule_table(highlife))
+    assert circuit.kernel_state(highlife, "bitpack-cpu") == "disk"  # auto may choose bitpack-cpu at once
+    monkeypatch.setenv(circuit.KERNELS_ENV, "specialised")
+    assert circuit.kernel_expression("bitpack-cpu", *sets) == expression(highlife)
+    assert not circuit.lanes_stand_in(circuit.rule_table(highlife))
+    monkeypatch.setenv(circuit.KERNELS_ENV, "generic")
+    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(parse_rule("B3/S23").compile())) == \
+        circuit.GENERIC
+
+
+def test_the_generic_kernels_give_the_reference_cells(monkeypatch):
+    """The generic kernels (what stands in for a cold rule) on the shapes auto sends them."""
+    from tensorca.engines import get_engine
+    from tensorca.random_grids import random_soup
+
+    monkeypatch.setenv(circuit.KERNELS_ENV, "generic")
+    engine, reference = get_engine("bitpack-cpu"), get_engine("numpy")
+    for rule_text, shape, kind in (("B36/S23", (3, 70, 130), "torus"), ("B2ce3ai/S23k", (1, 64, 200), "plane"),
+                                   ("23/3/3", (2, 40, 66), "torus")):
+        rule = parse_rule(rule_text)
+        topology = parse_topology(f":{'T' if kind == 'torus' else 'P'}{shape[2]},{shape[1]}")
+        cells = random_soup(shape[1], shape[2], seed=9, batch=shape[0], n_states=rule.n_states)
+        assert np.array_equal(engine.advance(cells, rule, topology, 9), reference.advance(cells, rule, topology, 9))
+
+
 def test_the_33rd_rule_shares_the_generic_kernels(fresh_cache):
     """Numba never frees compiled code, so the number of rule-specific modules is what is bounded."""
     rules = distinct_rules(circuit.MAX_SPECIALISED + 2)

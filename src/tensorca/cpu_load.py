@@ -87,8 +87,16 @@ def least_load(read: Callable[[], int | None], samples: int = SAMPLES, gap_s: fl
     return least
 
 
+#: Set (to "1") in warm-up workers (:mod:`tensorca.warmup`): every usable core counts as free, so
+#: a worker compiles the kernel variants an idle run uses, not the single-thread ones its busy
+#: sibling workers would otherwise make it pick.
+ASSUME_IDLE_ENV = "TENSORCA_ASSUME_IDLE"
+
+
 def free_cores() -> int:
     """Cores not busy with other processes now (at least 1; cached for :data:`TTL_S`)."""
+    if os.environ.get(ASSUME_IDLE_ENV) == "1":
+        return usable_cores()
     now = time.monotonic()
     if now - _cache[0] < TTL_S:
         return int(_cache[1])

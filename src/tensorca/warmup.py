@@ -41,6 +41,9 @@ class WarmJob:
     topology: str = "torus"
     generations: int = 8
     label: str = ""
+    #: ``bitpack-cpu``'s kernels to compile: "" (as a run would choose), ``specialised`` (the
+    #: rule's own) or ``generic`` (the rule as data; see ``TENSORCA_BITPACK_KERNELS``).
+    kernels: str = ""
 
     def describe(self) -> str:
         """The job in words, for the progress bar."""
@@ -67,6 +70,14 @@ class WarmJob:
         return job
 
 
+def _generic(rule: str, what: str, shapes: Sequence[tuple[int, int, int, str]]) -> list[WarmJob]:
+    """bitpack-cpu's generic kernels (the rule as data: one compile serves every rule of its kind)
+    on each ``(B, H, W, topology)``, whose kernel variants differ (bands, whole grids, planes)."""
+    return [WarmJob("engine", rule, "bitpack-cpu", (b, h, w), topology, 8,
+                    f"{what} on bitpack-cpu, {'' if b == 1 else f'{b} x '}{w}x{h} {topology} (generic)", "generic")
+            for b, h, w, topology in shapes]
+
+
 def _family_jobs() -> list[WarmJob]:
     """Each CPU engine's kernels for the shapes ``auto`` gives it, per rule family's sample rule."""
     life = "B3/S23"
@@ -74,8 +85,10 @@ def _family_jobs() -> list[WarmJob]:
         WarmJob("engine", life, "bitpack-cpu", (1, 1024, 1024), "torus", 8, "Life on bitpack-cpu (large grids)"),
         WarmJob("engine", life, "bitpack-cpu", (1, 256, 256), "plane", 8, "Life on bitpack-cpu (planes)"),
         WarmJob("engine", life, "bitpack-cpu", (64, 64, 64), "torus", 8, "Life on bitpack-cpu (batches)"),
-        WarmJob("engine", "B2ce3ai/S23k", "bitpack-cpu", (1, 512, 512), "torus", 8, "Hensel rules on bitpack-cpu"),
-        WarmJob("engine", "23/3/3", "bitpack-cpu", (1, 512, 512), "torus", 8, "Generations on bitpack-cpu"),
+        *_generic("B36/S23", "any B/S rule", ((1, 1024, 1024, "torus"), (1, 256, 256, "torus"),
+                                                 (1, 256, 256, "plane"), (64, 64, 64, "torus"))),
+        *_generic("B2ce3ai/S23k", "any Hensel or MAP rule", ((1, 1024, 1024, "torus"), (1, 256, 256, "plane"))),
+        *_generic("23/3/3", "any Generations rule", ((1, 1024, 1024, "torus"), (1, 256, 256, "plane"))),
         WarmJob("engine", "R5,C0,M1,S34..58,B34..45,NM", "ltl-cpu", (1, 512, 512), "torus", 4,
                 "Larger than Life on ltl-cpu"),
         WarmJob("engine", "R7,C0,M1,S4..10,B6..9,NN", "ltl-cpu", (1, 512, 512), "torus", 4,
@@ -121,7 +134,20 @@ def demo_jobs() -> list[WarmJob]:
 def warm(job: WarmJob) -> None:
     """Run ``job`` here (compiling what it needs, or loading it from the cache)."""
     if job.kind == "engine":
-        _warm_engine(job)
+        if not job.kernels:
+            _warm_engine(job)
+            return
+        from .engines.bitpack_circuit import KERNELS_ENV
+
+        before = os.environ.get(KERNELS_ENV)
+        os.environ[KERNELS_ENV] = job.kernels
+        try:
+            _warm_engine(job)
+        finally:
+            if before is None:
+                os.environ.pop(KERNELS_ENV, None)
+            else:
+                os.environ[KERNELS_ENV] = before
     elif job.kind == "hashlife":
         from . import io
         from .data import pattern_path
@@ -163,7 +189,8 @@ def start_worker(jobs: Sequence[WarmJob], *, detach: bool = False, lock: os.Path
     """A worker process running ``jobs``; one JSON line per finished job on its stdout.
     ``detach``: its own session, so it finishes its compile even after this process exits (the
     next process finds the kernels in the cache). ``lock``: a file the worker removes as it exits."""
-    env = dict(os.environ, TENSORCA_BACKGROUND_COMPILE="0")  # a worker never starts workers of its own
+    # A worker never starts workers of its own, and compiles the kernels an idle run would use.
+    env = dict(os.environ, TENSORCA_BACKGROUND_COMPILE="0", TENSORCA_ASSUME_IDLE="1")
     if lock is not None:
         env[LOCK_ENV] = str(lock)
     return subprocess.Popen(worker_command(jobs), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

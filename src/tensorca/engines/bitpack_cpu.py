@@ -68,6 +68,8 @@ from .bitpack_circuit import (
     generic_lines,
     kernel_expression,
     kernel_key,
+    kernels_mode,
+    lanes_stand_in,
     load_generated_module,
     planes_key,
     rule_table,
@@ -658,18 +660,38 @@ class BitpackCpuEngine(Engine):
             return advance_states(cells, spec, topology, generations)
         cells = np.asarray(cells)
         torus = topology.kind == "torus"
-        if use_lanes(cells.shape):  # many small grids: one grid per bit lane
-            out = advance_lanes(cells, rule_table(rule), torus, generations)
+        table = rule_table(rule)
+        if _specialise_in_background(rule, table, cells.shape, topology):
+            pass  # the generic packed kernels below run now; the rule's own compile meanwhile
+        elif use_lanes(cells.shape):  # many small grids: one grid per bit lane
+            out = advance_lanes(cells, table, torus, generations)
             if out is not None:
                 return out
         elif runs_tiled(cells.shape):
-            out = advance_tiled(cells, rule_table(rule), torus, generations)  # one grid as 64 lane tiles
+            out = advance_tiled(cells, table, torus, generations)  # one grid as 64 lane tiles
             if out is not None:
                 return out
         _, _, width = cells.shape
         words = pack_alive(cells)
         out = advance_packed(words, width, rule, torus, generations)
         return unpack(out, width)
+
+
+def _specialise_in_background(rule: Rule, table: bytes, shape: tuple[int, ...], topology: Topology) -> bool:
+    """True when the generic kernels stand in for ``rule``'s own, which are cold on this machine
+    (:func:`~.bitpack_circuit.lanes_stand_in`); then the rule's own kernels for this shape are
+    compiled by a background worker (:mod:`tensorca.background`), for the runs after this one."""
+    if not lanes_stand_in(table):
+        return False
+    if kernels_mode() == "auto" and topology.kind in ("torus", "plane"):
+        from ..background import start
+        from ..warmup import WarmJob
+
+        batch, height, width = (int(v) for v in shape)
+        batch = max(1, min(batch, (1 << 22) // max(1, height * width)))
+        start(WarmJob("engine", rule.canonical(), "bitpack-cpu", (batch, height, width), topology.kind, 8,
+                      kernels="specialised"))
+    return True
 
 
 __all__ = ["BitpackCpuEngine", "advance_packed", "kernel_module", "kernel_source", "n_words"]
