@@ -6,7 +6,8 @@ the GIL against the run; a process uses the other core, gives its compiler memor
 exits, and writes the kernels to the on-disk cache (:mod:`tensorca.cache_dirs`), where this process
 (and every later one) loads them in a fraction of a second. The worker runs in its own session, so
 a compile started by a short command still finishes after the command exits and the next command
-finds the kernels ready; a lock file per job keeps two processes from compiling the same kernels.
+finds the kernels ready. One background compile runs at a time on a machine (a lock file each, in
+the cache): more would take the cores from the run they are meant to speed up.
 
 ``TENSORCA_BACKGROUND_COMPILE=0`` turns background compiles off (``auto`` then pays a compile in
 the foreground only when its rent-or-buy account says so, as before).
@@ -87,10 +88,12 @@ def _lock_path(job: WarmJob) -> Path:
 
 
 def _take(lock: Path) -> bool:
-    """Create ``lock`` (False when a live one exists: another process compiles the same kernels)."""
+    """Create ``lock`` (False while any live lock exists: one background compile at a time on this
+    machine, whoever started it, so that compiles never crowd out the runs they are for)."""
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
-        if lock.exists() and time.time() - lock.stat().st_mtime < STALE_AFTER_S:
+        now = time.time()
+        if any(now - other.stat().st_mtime < STALE_AFTER_S for other in lock.parent.glob("*.lock")):
             return False
         lock.write_text(str(os.getpid()))
         return True
