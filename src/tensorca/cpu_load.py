@@ -93,8 +93,24 @@ def least_load(read: Callable[[], int | None], samples: int = SAMPLES, gap_s: fl
 ASSUME_IDLE_ENV = "TENSORCA_ASSUME_IDLE"
 
 
+#: Set by :func:`assumed_free` for the block it runs (warm-ups compiling a busy machine's variants).
+_ASSUMED: list[int] = []
+
+
+@contextmanager
+def assumed_free(cores: int) -> Iterator[None]:
+    """Run the block as if :func:`free_cores` were ``cores`` (at least 1)."""
+    _ASSUMED.append(max(1, cores))
+    try:
+        yield
+    finally:
+        _ASSUMED.pop()
+
+
 def free_cores() -> int:
     """Cores not busy with other processes now (at least 1; cached for :data:`TTL_S`)."""
+    if _ASSUMED:
+        return _ASSUMED[-1]
     if os.environ.get(ASSUME_IDLE_ENV) == "1":
         return usable_cores()
     now = time.monotonic()
@@ -153,5 +169,5 @@ def numba_threads_capped(numba: Any) -> Any:
     return _threads_capped(numba.get_num_threads, numba.set_num_threads)
 
 
-__all__ = ["free_cores", "least_load", "numba_threads", "numba_threads_capped", "torch_threads", "torch_threads_capped",
-           "usable_cores"]
+__all__ = ["assumed_free", "free_cores", "least_load", "numba_threads", "numba_threads_capped", "torch_threads",
+           "torch_threads_capped", "usable_cores"]

@@ -21,8 +21,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from .cpu_load import assumed_free, usable_cores
 from .errors import UsageError
 
+#: Generations of the long run an engine job also makes (past every "short call" threshold).
+LONG_RUN = 256
 #: What a job runs: an engine on a grid, HashLife on a pattern, or soups to a census.
 KINDS = ("engine", "hashlife", "soups")
 
@@ -170,7 +173,15 @@ def _warm_engine(job: WarmJob) -> None:
     batch, height, width = job.shape
     topology = Topology.torus(width, height) if job.topology == "torus" else Topology.plane(width, height)
     cells = random_soup(height, width, density=0.5, seed=0, batch=batch, n_states=max(2, rule.n_states))
-    get_engine(job.engine).advance(cells, rule, topology, job.generations)
+    engine = get_engine(job.engine)
+    # The CPU engines pick kernel variants by the work of a call (a short run stays on one thread)
+    # and by the free cores (a busy machine, a background compile among its loads, gets the
+    # single-thread ones): compile those of a short and a long run, on an idle and a busy machine.
+    for generations in sorted({job.generations, LONG_RUN}):
+        engine.advance(cells, rule, topology, generations)
+        if engine.array_module == "numpy" and usable_cores() > 1:
+            with assumed_free(1):
+                engine.advance(cells, rule, topology, generations)
 
 
 # -- worker processes ------------------------------------------------------------------------------
