@@ -122,6 +122,21 @@ def test_a_cold_rule_runs_the_compiled_generic_kernels_meanwhile(fresh_cache, mo
         circuit.GENERIC
 
 
+def test_a_process_compiles_few_rules_itself_under_auto(fresh_cache, monkeypatch):
+    """Numba never frees compiled code: past COMPILE_IN_PROCESS rules' own modules, a cold rule runs
+    the generic module (compiled once), and its own compile elsewhere (80 rules took 494 MB before)."""
+    monkeypatch.delenv(circuit.KERNELS_ENV, raising=False)
+    rules = distinct_rules(circuit.COMPILE_IN_PROCESS + 1)
+    for rule in rules[: circuit.COMPILE_IN_PROCESS]:
+        assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rule.compile())) == expression(rule)
+        load(rule)
+    extra = rules[circuit.COMPILE_IN_PROCESS]
+    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == circuit.GENERIC
+    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rules[0].compile())) == expression(rules[0])
+    monkeypatch.setenv(circuit.KERNELS_ENV, "specialised")  # as before: up to MAX_SPECIALISED
+    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == expression(extra)
+
+
 def test_the_generic_kernels_give_the_reference_cells(monkeypatch):
     """The generic kernels (what stands in for a cold rule) on the shapes auto sends them."""
     from tensorca.engines import get_engine

@@ -535,13 +535,28 @@ def _capped(engine: str, key: str, generic: str) -> str:
     return key
 
 
+#: Under ``auto`` kernels a process compiles at most this many rules' own modules itself (each some
+#: megabytes that Numba never frees: 80 distinct rules added 496 MB); a further cold rule runs the
+#: generic module, and its own kernels compile in a background worker, whose memory goes when it exits.
+COMPILE_IN_PROCESS = 4
+
+
+def _specialised_here(engine: str) -> int:
+    """Rule-specific modules of ``engine`` this process has loaded."""
+    generic = (GENERIC, GENERIC_TABLE, GENERIC_GENERATIONS)
+    return sum(1 for name, k in list(_LOADED) if name == engine and k not in generic)
+
+
 def stands_in(key: str, generic: str) -> bool:
     """True when ``bitpack-cpu``'s module ``key`` is cold (never compiled on this machine) and the
-    ``generic`` module that takes the rule as data is compiled: the generic one runs now (a first
-    run of a new rule costs no compile, at about 1.4x the time per generation for B/S rules) while
-    the rule's own kernels compile in the background."""
-    return (key != generic and _module_state("bitpack-cpu", key) == "cold"
-            and _module_state("bitpack-cpu", generic) != "cold")
+    ``generic`` module that takes the rule as data is compiled, or this process has compiled
+    :data:`COMPILE_IN_PROCESS` rules' own modules already: the generic one runs now (a first run of
+    a new rule costs no compile, at about 1.4x the time per generation for B/S rules) while the
+    rule's own kernels compile in the background."""
+    if key == generic or _module_state("bitpack-cpu", key) != "cold":
+        return False
+    return (_module_state("bitpack-cpu", generic) != "cold"
+            or _specialised_here("bitpack-cpu") >= COMPILE_IN_PROCESS)
 
 
 def lanes_stand_in(table: bytes) -> bool:
@@ -557,8 +572,10 @@ def lanes_stand_in(table: bytes) -> bool:
         return True
     circuit = table_circuit(table)
     generic = GENERIC if is_count_circuit(circuit) else GENERIC_TABLE
-    return (_module_state("bitpack-lanes", planes_key(circuit)) == "cold"
-            and _module_state("bitpack-cpu", generic) != "cold")
+    if _module_state("bitpack-lanes", planes_key(circuit)) != "cold":
+        return False
+    return (_module_state("bitpack-cpu", generic) != "cold"
+            or _specialised_here("bitpack-lanes") >= COMPILE_IN_PROCESS)
 
 
 def may_specialise(engine: str, key: str) -> bool:
@@ -566,9 +583,7 @@ def may_specialise(engine: str, key: str) -> bool:
     process holds fewer than :data:`MAX_SPECIALISED` of ``engine``'s rule-specific modules."""
     if (engine, key) in _LOADED:
         return True
-    generic = (GENERIC, GENERIC_TABLE, GENERIC_GENERATIONS)
-    specialised = sum(1 for name, k in list(_LOADED) if name == engine and k not in generic)
-    return specialised < MAX_SPECIALISED
+    return _specialised_here(engine) < MAX_SPECIALISED
 
 
 def planes_key(circuit) -> str:
