@@ -99,6 +99,7 @@ def _pretend_compiled(module) -> None:
     (cache / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
     circuit._LOADED.clear()  # as in a new process
     circuit._compiled_on_disk.cache_clear()
+    circuit._STAND_IN.clear()
 
 
 def test_a_cold_rule_runs_the_compiled_generic_kernels_meanwhile(fresh_cache, monkeypatch):

@@ -559,17 +559,29 @@ def stands_in(key: str, generic: str) -> bool:
             or _specialised_here("bitpack-cpu") >= COMPILE_IN_PROCESS)
 
 
+#: :func:`lanes_stand_in`'s answers, keyed by everything they depend on (asked on every engine call).
+_STAND_IN: dict[tuple, bool] = {}
+
+
 def lanes_stand_in(table: bytes) -> bool:
     """True when ``bitpack-cpu`` should leave the lane kernels (batches, tiled big grids) to the
     packed generic ones for ``table``: the lanes module has no generic form, and it is cold while
     the generic module is compiled (under ``auto``), or the generic kernels are asked for."""
+    mode = kernels_mode()
+    if mode != "auto":
+        return mode == "generic"
+    key = (table, len(_LOADED), cache_epoch(), os.environ.get("TENSORCA_CACHE_DIR"), os.environ.get("NUMBA_CACHE_DIR"))
+    answer = _STAND_IN.get(key)
+    if answer is None:
+        if len(_STAND_IN) > 1024:
+            _STAND_IN.clear()
+        answer = _STAND_IN[key] = _lanes_stand_in(table)
+    return answer
+
+
+def _lanes_stand_in(table: bytes) -> bool:
     from .bitpack_bdd import is_count_circuit, table_circuit
 
-    mode = kernels_mode()
-    if mode == "specialised":
-        return False
-    if mode == "generic":
-        return True
     circuit = table_circuit(table)
     generic = GENERIC if is_count_circuit(circuit) else GENERIC_TABLE
     if _module_state("bitpack-lanes", planes_key(circuit)) != "cold":

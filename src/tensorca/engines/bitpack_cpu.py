@@ -660,7 +660,7 @@ class BitpackCpuEngine(Engine):
             return advance_states(cells, spec, topology, generations)
         cells = np.asarray(cells)
         torus = topology.kind == "torus"
-        table = rule_table(rule)
+        table = bytes(spec.update.table)  # why_not_bitpack passed: a 3x3 table
         if _specialise_in_background(rule, table, cells.shape, topology):
             pass  # the generic packed kernels below run now; the rule's own compile meanwhile
         elif use_lanes(cells.shape):  # many small grids: one grid per bit lane
