@@ -145,7 +145,11 @@ def explain(
     calls: int = 1,
 ) -> costmodel.Choice:
     """What ``run(state, rule, generations, backend="auto", ...)`` would choose, with every prediction."""
-    job = _explained_job(state, rule, generations, topology, device, calls)
+    return _choice(_explained_job(state, rule, generations, topology, device, calls))
+
+
+def _choice(job: costmodel.Job) -> costmodel.Choice:
+    """``costmodel.choose`` for ``job``."""
     return costmodel.choose(job.rule, job.topology, job.batch, job.shape, job.generations, data_device=job.data_device,
                             device=job.device, calls=job.calls, population=job.population)
 
@@ -186,9 +190,7 @@ def decide(
     engine value to pass ``run`` as ``backend=`` (and the device) so the run uses exactly it. Starts
     the background compile of a faster engine whose kernels are cold (:mod:`tensorca.background`)."""
     job = _explained_job(state, rule, generations, topology, device, calls)
-    choice = costmodel.choose(job.rule, job.topology, job.batch, job.shape, job.generations,
-                              data_device=job.data_device, device=job.device, calls=job.calls,
-                              population=job.population)
+    choice = _choice(job)
     dims = (job.batch, *job.shape)
     engine, run_device = engine_for(choice, job.rule, job.topology, dims, job.generations,  # type: ignore[arg-type]
                                     data_device=job.data_device, device=job.device)
