@@ -97,17 +97,11 @@ def test_lenia_module_matches_the_engine_and_learns_m():
 
 
 def test_grow_nca_pictures(tmp_path):
-    """examples/grow_nca.py --picture: RGBA over white (a dead cell is white), the grown state as a PNG,
+    """tensorca.examples.grow_nca --picture: RGBA over white (a dead cell is white), the grown state as a PNG,
     every step of the growth as a GIF, each cell a block of pixels."""
-    import importlib.util
-    from pathlib import Path
-
     from PIL import Image
 
-    path = Path(__file__).resolve().parents[1] / "examples" / "grow_nca.py"
-    spec = importlib.util.spec_from_file_location("grow_nca", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    from tensorca.examples import grow_nca as example
     x = torch.zeros(1, 16, 2, 3)
     x[0, :4, 0, 0] = torch.tensor([0.5, 0.25, 0.0, 0.5])  # premultiplied: half-transparent orange
     rgb = example.over_white(x)
