@@ -27,6 +27,7 @@ from ._status import compile_status
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("run", "run", "run a pattern file or a random soup"),
     ("info", "info", "describe a pattern file"),
+    ("patterns", "patterns", "list the built-in patterns (run any of them by name)"),
     ("rule", "rule", "print a rule's canonical form and family"),
     ("render", "render", "draw a run as a GIF, MP4 or PNG, and plot its population"),
     ("soup", "soup", "run random 16x16 soups to stability and census the ash (apgcodes)"),

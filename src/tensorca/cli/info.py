@@ -12,7 +12,7 @@ from ._console import rows
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``info`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("info", help="describe a pattern file")
-    p.add_argument("file", help="pattern file, or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("file", help="pattern file, or a built-in pattern's name (tensorca patterns)")
     p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.set_defaults(func=cmd_info)
 

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``render`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("render", help="draw a run as a GIF, MP4 or PNG, and plot its population")
     p.add_argument("file", help="pattern file (RLE, .cells, Life 1.05/1.06, .mc, optionally gzipped), "
-                                "or the name of a bundled pattern such as gosper_gun.rle")
+                                "or a built-in pattern's name (tensorca patterns)")
     p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.add_argument("--gens", type=_args.integer(0), default=100, help="generations to run (default 100)")
     p.add_argument("--rule", help="rule string (default: the file's, else B3/S23)")

@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``run`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("run", help="run a pattern file or a random soup")
     p.add_argument("file", nargs="?", help="pattern file (RLE, .cells, Life 1.05/1.06, .mc, optionally gzipped), "
-                                           "or the name of a bundled pattern such as gosper_gun.rle")
+                                           "or a built-in pattern's name (tensorca patterns)")
     p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.add_argument("--gens", type=_args.generations(0), required=True,
                    help="generations to run: 1000, 1e9, 2^30 or 10**9 (HashLife makes 1e9 cheap on regular patterns)")

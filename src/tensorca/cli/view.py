@@ -16,7 +16,7 @@ from .run import soup_topology
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``view`` to the ``tensorca`` sub-parsers."""
     p = subparsers.add_parser("view", help="watch a pattern or soup in the browser (served on 127.0.0.1)")
-    p.add_argument("file", nargs="?", help="pattern file, or the name of a bundled pattern such as gosper_gun.rle")
+    p.add_argument("file", nargs="?", help="pattern file, or a built-in pattern's name (tensorca patterns)")
     p.add_argument("--rules-dir", metavar="DIR", help="folder of Golly .rule files for a rule named in the file")
     p.add_argument("--soup", type=_args.grid_size, metavar="WxH", help="start from a random soup of this size")
     p.add_argument("--density", type=_args.number(0.0, 1.0), default=0.5, help="soup density (default 0.5)")

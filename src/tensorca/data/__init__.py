@@ -4,7 +4,9 @@
 - :class:`TrajectoryStream`: the same items as an endless ``IterableDataset``, sharded by worker.
 - :class:`DeviceStream`: batches generated directly on a device (no workers, no host copies).
 
-This folder also holds the bundled pattern files (``patterns/``); :func:`pattern_path` finds them.
+This folder also holds the built-in pattern library (``patterns/``, see :mod:`tensorca.data.catalog`):
+:func:`library` lists it by name (``"gosper-glider-gun"``, ``"glider"``, ...), and :func:`pattern_path`
+finds a bundled file by its file name.
 The dataset classes import torch, so they load on first use: ``import tensorca.data`` alone does not
 import torch.
 """
@@ -14,13 +16,15 @@ from __future__ import annotations
 from importlib import import_module, resources
 from typing import Any
 
+from .catalog import PatternEntry, library
+
 _LAZY = {
     "Trajectories": ".trajectories",
     "TrajectoryStream": ".trajectories",
     "DeviceStream": ".stream",
 }
 
-__all__ = ["DeviceStream", "Trajectories", "TrajectoryStream", "pattern_path"]
+__all__ = ["DeviceStream", "PatternEntry", "Trajectories", "TrajectoryStream", "library", "pattern_path"]
 
 
 def pattern_path(name: str) -> str:

@@ -120,7 +120,12 @@ def load(
     max_bytes: int | None = None,
     rules_dir: str | os.PathLike | None = None,
 ) -> Pattern:
-    """Read a pattern file (path or open file, binary or text; gzip detected by magic bytes).
+    """Read a pattern file (path or open file, binary or text; gzip detected by magic bytes), or a
+    built-in pattern by name (``load("gosper-glider-gun")``; see :func:`tensorca.data.library`).
+
+    A string that names an existing file is always read as that file; otherwise a bare name (no
+    folder) is looked up in the library, case-insensitively with ``_``, ``-`` and spaces alike.
+    A name found in neither raises :class:`~tensorca.errors.PatternError` with the closest names.
 
     ``rules_dir``: a folder of Golly ``.rule`` files for a rule named in the file (see :func:`loads`;
     the pattern file's own folder is searched after it).
@@ -130,16 +135,35 @@ def load(
     """
     budget = resolve_max_bytes(max_bytes, max_cells)
     if isinstance(path_or_file, (str, os.PathLike)):
-        source = os.fspath(path_or_file)
+        source = library_path(path_or_file) if isinstance(path_or_file, str) else os.fspath(path_or_file)
         try:
             with open(source, "rb") as fh:
                 text = read_text(fh, source, budget)
         except OSError as exc:
-            raise PatternError(f"cannot read pattern file: {exc.strerror or exc}", source=source) from exc
+            hint = _not_in_library(source) if isinstance(exc, FileNotFoundError) else ""
+            raise PatternError(f"cannot read pattern file: {exc.strerror or exc}{hint}", source=source) from exc
     else:
         source = str(getattr(path_or_file, "name", "<file>"))
         text = read_text(path_or_file, source, budget)
     return loads(text, format, source=source, max_cells=max_cells, rules_dir=rules_dir)
+
+
+def library_path(name: str) -> str:
+    """``name`` itself when it exists (a path always wins); else the file of the built-in pattern of
+    that name (``"gosper-glider-gun"``, ``"Glider"``, ``"gosper_gun.rle"``); else ``name`` unchanged."""
+    if os.path.exists(name):
+        return name
+    from ..data.catalog import find, is_bare_name  # standard library only: info stays quick
+
+    entry = find(name) if is_bare_name(name) else None
+    return entry.path if entry is not None else name
+
+
+def _not_in_library(source: str) -> str:
+    """The tail of a file-not-found error for a bare name: nor a built-in pattern, did you mean ..."""
+    from ..data.catalog import did_you_mean, is_bare_name
+
+    return f", nor is {source!r} a built-in pattern{did_you_mean(source)}" if is_bare_name(source) else ""
 
 
 def read_text(fh: IO[bytes] | IO[str], source: str | None, max_bytes: int) -> str:
