@@ -20,9 +20,10 @@ NumPy and the engines. ``from tensorca import X`` works for every ``X`` in :data
 from __future__ import annotations
 
 import sys
-from importlib import import_module
 from types import ModuleType
 from typing import Any
+
+from . import _lazy
 
 __version__ = "0.1.0"
 
@@ -62,18 +63,7 @@ def soup_census(*args, **kwargs):
 
 def __getattr__(name: str) -> Any:
     """A public name, imported from its submodule on first use and kept; else a submodule (``tensorca.io``)."""
-    where = _LAZY.get(name)
-    if where is not None:
-        value = getattr(import_module(where, __name__), name)
-        globals()[name] = value  # later lookups are plain attribute reads
-        return value
-    if not name.startswith("_"):
-        try:
-            return import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise  # the submodule exists but something it imports does not
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _lazy.attribute(__name__, globals(), _LAZY, name)
 
 
 def __dir__() -> list[str]:

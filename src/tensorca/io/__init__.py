@@ -18,32 +18,22 @@ The per-format ``read_*`` / ``write_*`` functions are imported on first use (PEP
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
+from .._lazy import attribute
 from ..pattern import Pattern
 from .budget import DEFAULT_MAX_CELLS
 from .detect import FORMATS, detect_format
 from .files import dumps, load, loads, save
 
 #: ``read_*`` / ``write_*`` name -> its module in this package.
-_LAZY = {f"{verb}_{module}": module for module in ("life105", "life106", "macrocell", "plaintext", "rle")
+_LAZY = {f"{verb}_{module}": f".{module}" for module in ("life105", "life106", "macrocell", "plaintext", "rle")
          for verb in ("read", "write")}
 
 
 def __getattr__(name: str) -> Any:
     """A format's reader or writer, its module imported on first use; else a submodule (``io.macrocell``)."""
-    if name in _LAZY:
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    if not name.startswith("_"):
-        try:
-            return import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return attribute(__name__, globals(), _LAZY, name)
 
 
 def __dir__() -> list[str]:
