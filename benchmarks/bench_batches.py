@@ -18,7 +18,7 @@ from bench_bitpack import best_of  # noqa: E402  (the benchmarks folder is the s
 
 import tensorca
 from tensorca._numba import VECTORS
-from tensorca.engines import bitpack_lanes, get_engine
+from tensorca.engines import bitpack_lanes, bitpack_tiles, get_engine
 from tensorca.engines.bitpack_circuit import rule_table
 from tensorca.rules import parse_rule
 
@@ -56,8 +56,8 @@ def main() -> int:
             line += f"   (row layout {cell_gens / row / 1e9:6.1f} G/s: lanes x{row / seconds:.1f})"
         if args.tiled and batch == 1:
             table = rule_table(rule)
-            bitpack_lanes.advance_tiled(cells[:, :256, :256], table, True, 2)
-            tiled = best_of(lambda c=cells, t=table: bitpack_lanes.advance_tiled(c, t, True, args.gens), args.repeats)
+            bitpack_tiles.advance_tiled(cells[:, :256, :256], table, True, 2)
+            tiled = best_of(lambda c=cells, t=table: bitpack_tiles.advance_tiled(c, t, True, args.gens), args.repeats)
             line += f"   (64 lane tiles {cell_gens / tiled / 1e9:6.1f} G/s)"
         print(line, flush=True)
     big = rates[(1, 4096)]

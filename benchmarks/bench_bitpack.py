@@ -555,7 +555,7 @@ def big_bench(quick: bool, bgolly: str) -> dict:
     import numba
 
     from tensorca.cpu_load import free_cores
-    from tensorca.engines import bitpack_lanes
+    from tensorca.engines import bitpack_tiles
     from tensorca.engines.bitpack_circuit import rule_table
 
     engine = get_engine("bitpack-cpu")
@@ -573,14 +573,14 @@ def big_bench(quick: bool, bgolly: str) -> dict:
         cells = (np.random.default_rng(1).random((1, side, side)) < 0.4).astype(np.uint8)
         topology = Topology.torus(side, side)
         engine.advance(cells, RULE, topology, 2)  # compile and warm up
-        bitpack_lanes.advance_tiled(cells, table, True, 2, depth=0)
+        bitpack_tiles.advance_tiled(cells, table, True, 2, depth=0)
         for gens in (100,) if quick else (100, 1000):
             load_before = os.getloadavg()
             got = engine.advance(cells, RULE, topology, gens)
-            assert np.array_equal(got, bitpack_lanes.advance_tiled(cells, table, True, gens, depth=0))
+            assert np.array_equal(got, bitpack_tiles.advance_tiled(cells, table, True, gens, depth=0))
             runs = {
                 "engine": lambda c=cells, t=topology, g=gens: engine.advance(c, RULE, t, g),
-                "per_generation": lambda c=cells, g=gens: bitpack_lanes.advance_tiled(c, table, True, g, depth=0),
+                "per_generation": lambda c=cells, g=gens: bitpack_tiles.advance_tiled(c, table, True, g, depth=0),
             }
             best = dict.fromkeys([*runs, *(f"{name}_1t" for name in runs)], float("inf"))
             free_seen = set()

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from tensorca.engines import bitpack_lanes, get_engine  # noqa: E402
+from tensorca.engines import bitpack_lanes, bitpack_tiles, get_engine  # noqa: E402
 from tensorca.engines.bitpack_bdd import count_sets  # noqa: E402
 from tensorca.engines.bitpack_circuit import rule_table  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
@@ -94,11 +94,11 @@ def test_tiles_match_reference(engines, text, kind):
     rule = parse_rule(text)
     rng = np.random.default_rng(abs(hash((text, kind, "tiles"))) % 2**32)
     for shape in [(1, 32, 128), (2, 40, 136)]:
-        assert bitpack_lanes.use_tiles(shape)
+        assert bitpack_tiles.use_tiles(shape)
         cells = (rng.random(shape) < 0.4).astype(np.uint8)
         topology = getattr(Topology, kind)(*shape[1:])
         for generations in (0, 1, 7):
-            got = bitpack_lanes.advance_tiled(cells, rule_table(rule), kind == "torus", generations)
+            got = bitpack_tiles.advance_tiled(cells, rule_table(rule), kind == "torus", generations)
             np.testing.assert_array_equal(got, reference.advance(cells, rule, topology, generations),
                                           err_msg=f"{text} {kind} {shape} {generations}")
 
@@ -109,12 +109,12 @@ def test_tiles_match_reference_with_streaming_stores(engines, monkeypatch, kind)
     on small ones: the same cells as the reference."""
     _, reference = engines
     calls = []
-    monkeypatch.setattr(bitpack_lanes, "streams", lambda nbytes, threads: calls.append(nbytes) or True)
+    monkeypatch.setattr(bitpack_tiles, "streams", lambda nbytes, threads: calls.append(nbytes) or True)
     rule = parse_rule("B3/S23")
     rng = np.random.default_rng(17)
     for shape in [(1, 32, 128), (2, 64, 192)]:
         cells = (rng.random(shape) < 0.4).astype(np.uint8)
-        got = bitpack_lanes.advance_tiled(cells, rule_table(rule), kind == "torus", 9)
+        got = bitpack_tiles.advance_tiled(cells, rule_table(rule), kind == "torus", 9)
         want = reference.advance(cells, rule, getattr(Topology, kind)(*shape[1:]), 9)
         np.testing.assert_array_equal(got, want, err_msg=f"{kind} {shape}")
     assert calls == [32 * 128, 2 * 64 * 192]
@@ -125,9 +125,9 @@ def test_tile_halo_crosses_tiles_and_the_torus_seam():
     glider = np.zeros((1, 32, 128), np.uint8)
     glider[0, 0, 1] = glider[0, 1, 2] = glider[0, 2, 0] = glider[0, 2, 1] = glider[0, 2, 2] = 1
     rule = parse_rule("B3/S23")
-    out = bitpack_lanes.advance_tiled(glider, rule_table(rule), True, 4 * 128)  # 128 cells down-right
+    out = bitpack_tiles.advance_tiled(glider, rule_table(rule), True, 4 * 128)  # 128 cells down-right
     np.testing.assert_array_equal(out, np.roll(glider, (128 % 32, 0), axis=(1, 2)))
-    assert not bitpack_lanes.use_tiles((1, 30, 128)) and not bitpack_lanes.use_tiles((1, 64, 64))
+    assert not bitpack_tiles.use_tiles((1, 30, 128)) and not bitpack_tiles.use_tiles((1, 64, 64))
 
 
 # --- several generations per parallel region (the blocked driver) ----------------------------------
@@ -161,7 +161,7 @@ def test_blocked_tiles_match_reference(engines, text, kind):
         for generations in (0, 1, 7, 18):
             want = reference.advance(cells, rule, topology, generations)
             for depth, strip, chunk in BLOCKINGS:
-                got = bitpack_lanes.advance_tiled(cells, table, kind == "torus", generations,
+                got = bitpack_tiles.advance_tiled(cells, table, kind == "torus", generations,
                                                   depth=depth, strip=strip, chunk=chunk)
                 np.testing.assert_array_equal(got, want, err_msg=f"{text} {kind} {shape} {generations} "
                                                                  f"depth {depth} strip {strip} chunk {chunk}")
@@ -180,7 +180,7 @@ def test_deep_blocks_match_reference(engines, text, kind):
     for generations in (16, 37):
         want = reference.advance(cells, rule, topology, generations)
         for depth, strip, chunk in [(16, 32, 40), (16, 16, 40), (16, 32, 8), (12, 11, 13)]:
-            got = bitpack_lanes.advance_tiled(cells, table, kind == "torus", generations,
+            got = bitpack_tiles.advance_tiled(cells, table, kind == "torus", generations,
                                               depth=depth, strip=strip, chunk=chunk)
             np.testing.assert_array_equal(got, want, err_msg=f"{text} {kind} {generations} "
                                                              f"depth {depth} strip {strip} chunk {chunk}")
@@ -191,9 +191,9 @@ def test_blocked_glider_crosses_every_seam_in_one_region():
     glider = np.zeros((1, 64, 128), np.uint8)
     glider[0, 60, 125] = glider[0, 61, 126] = glider[0, 62, 124] = glider[0, 62, 125] = glider[0, 62, 126] = 1
     table = rule_table(parse_rule("B3/S23"))
-    out = bitpack_lanes.advance_tiled(glider, table, True, 16, depth=8, strip=4, chunk=16)
+    out = bitpack_tiles.advance_tiled(glider, table, True, 16, depth=8, strip=4, chunk=16)
     np.testing.assert_array_equal(out, np.roll(glider, (4, 4), axis=(1, 2)))
-    plane = bitpack_lanes.advance_tiled(glider, table, False, 16, depth=8, strip=4, chunk=16)
+    plane = bitpack_tiles.advance_tiled(glider, table, False, 16, depth=8, strip=4, chunk=16)
     assert plane[0, :4].sum() == 0 and plane[0, :, :4].sum() == 0  # nothing wrapped round
 
 
@@ -227,11 +227,11 @@ def test_pair_lines_add_every_row_sum(text):
 
 @pytest.mark.parametrize("l2", [256 << 10, 512 << 10, 1 << 20, 2 << 20, 32 << 20])
 def test_tiled_plan_bounds(l2):
-    block, max_depth, _ = bitpack_lanes.plan_budget(l2)
+    block, max_depth, _ = bitpack_tiles.plan_budget(l2)
     for th, tw, threads, gens in [(512, 512, 2, 1000), (128, 128, 1, 1000), (4, 16, 2, 9), (512, 2048, 4, 3),
                                   (2048, 2048, 2, 100)]:
         for rows in (4, 6):
-            depth, strip, chunk = bitpack_lanes.tiled_plan(th, tw, threads, gens, rows, l2=l2)
+            depth, strip, chunk = bitpack_tiles.tiled_plan(th, tw, threads, gens, rows, l2=l2)
             assert 1 <= depth <= min(th, tw, gens, max_depth)
             assert 1 <= strip <= th and 1 <= chunk <= tw
             assert depth * rows * 8 * (chunk + 2 * depth) <= block
@@ -241,13 +241,13 @@ def test_tiled_plan_follows_the_l2():
     """A 512 KiB L2 keeps the plan measured there (8 generations a region, two strips a thread where
     they stay tall, 256 KiB blocks); a 2 MiB one takes 16, one strip a thread and 1 MiB blocks."""
     small, large = 512 << 10, 2 << 20
-    assert bitpack_lanes.plan_budget(small) == (bitpack_lanes.BLOCK_BYTES, bitpack_lanes.MAX_DEPTH, 2)
-    assert bitpack_lanes.plan_budget(large) == (bitpack_lanes.LARGE_L2_BLOCK_BYTES, bitpack_lanes.LARGE_L2_MAX_DEPTH, 1)
-    assert bitpack_lanes.tiled_plan(512, 512, 2, 100, 6, l2=small) == (8, 128, 512)
-    assert bitpack_lanes.tiled_plan(512, 512, 2, 100, 6, l2=large) == (16, 256, 512)
-    assert bitpack_lanes.tiled_plan(2048, 2048, 2, 100, 6, l2=small) == (8, 512, 512)
-    assert bitpack_lanes.tiled_plan(2048, 2048, 2, 100, 6, l2=large) == (16, 1024, 1024)
-    assert bitpack_lanes.tiled_plan(64, 64, 1, 10, 6, l2=large) == (10, 64, 64)  # a soup tier's chunk: one region
+    assert bitpack_tiles.plan_budget(small) == (bitpack_tiles.BLOCK_BYTES, bitpack_tiles.MAX_DEPTH, 2)
+    assert bitpack_tiles.plan_budget(large) == (bitpack_tiles.LARGE_L2_BLOCK_BYTES, bitpack_tiles.LARGE_L2_MAX_DEPTH, 1)
+    assert bitpack_tiles.tiled_plan(512, 512, 2, 100, 6, l2=small) == (8, 128, 512)
+    assert bitpack_tiles.tiled_plan(512, 512, 2, 100, 6, l2=large) == (16, 256, 512)
+    assert bitpack_tiles.tiled_plan(2048, 2048, 2, 100, 6, l2=small) == (8, 512, 512)
+    assert bitpack_tiles.tiled_plan(2048, 2048, 2, 100, 6, l2=large) == (16, 1024, 1024)
+    assert bitpack_tiles.tiled_plan(64, 64, 1, 10, 6, l2=large) == (10, 64, 64)  # a soup tier's chunk: one region
 
 
 def test_wide_packing_matches_cell_by_cell():
@@ -255,13 +255,13 @@ def test_wide_packing_matches_cell_by_cell():
     grid = (rng.random((32, 192)) < 0.5).astype(np.uint8)
     grid[rng.random(grid.shape) < 0.05] = 3  # not 1: dead, as cell by cell (the row is redone)
     want = np.zeros((6, 26), np.uint64)
-    bitpack_lanes.pack_tiles(grid, want)
+    bitpack_tiles.pack_tiles(grid, want)
     got = np.zeros_like(want)
-    bitpack_lanes.pack_tiles64(grid.view(np.uint64), grid, got)
+    bitpack_tiles.pack_tiles64(grid.view(np.uint64), grid, got)
     np.testing.assert_array_equal(got, want)
     for stream in (False, True):  # ordinary and streaming stores write the same cells
         out = np.full_like(grid, 7)
-        bitpack_lanes.unpack_tiles64(got, out.view(np.uint64), stream)
+        bitpack_tiles.unpack_tiles64(got, out.view(np.uint64), stream)
         np.testing.assert_array_equal(out, grid == 1)
 
 

@@ -151,13 +151,13 @@ def test_life_lane_kernel_uses_the_widest_vectors(tmp_path):
     code = """
 import json, re
 import numpy as np
-from tensorca.engines import bitpack_lanes
+from tensorca.engines import bitpack_lanes, bitpack_tiles
 from tensorca.engines.bitpack_circuit import rule_table
 from tensorca.rules import parse_rule
 
 table = rule_table(parse_rule("B3/S23"))
 grid = (np.random.default_rng(0).random((1, 512, 512)) < 0.5).astype(np.uint8)
-bitpack_lanes.advance_tiled(grid, table, True, 4)
+bitpack_tiles.advance_tiled(grid, table, True, 4)
 asm = "".join(bitpack_lanes.lanes_module(table).step_blocked.inspect_asm().values())
 print(json.dumps({"zmm": len(re.findall(r"%zmm", asm)), "ymm": len(re.findall(r"%ymm", asm))}))
 """

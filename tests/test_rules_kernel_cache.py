@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tensorca.cache_dirs import numba_cache_path
+from tensorca.engines import bitpack_choice as choice
 from tensorca.engines import bitpack_circuit as circuit
 from tensorca.rules import parse_rule
 from tensorca.topology import Topology, parse_topology
@@ -99,26 +100,26 @@ def _pretend_compiled(module) -> None:
     (cache / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
     circuit._LOADED.clear()  # as in a new process
     circuit._compiled_on_disk.cache_clear()
-    circuit._STAND_IN.clear()
+    choice._STAND_IN.clear()
 
 
 def test_a_cold_rule_runs_the_compiled_generic_kernels_meanwhile(fresh_cache, monkeypatch):
     """``auto`` kernels: a rule never compiled here runs the generic module (the rule as data) once
     that one is compiled, so a new rule after ``tensorca warmup`` costs no compile; its own kernels
     are what ``specialised`` asks for, and ``generic`` forces the generic ones."""
-    monkeypatch.delenv(circuit.KERNELS_ENV, raising=False)
+    monkeypatch.delenv(choice.KERNELS_ENV, raising=False)
     highlife = parse_rule("B36/S23")
     sets = circuit.bs_sets(highlife.compile())
     assert circuit.kernel_expression("bitpack-cpu", *sets) == expression(highlife)  # no generic compiled yet
     assert circuit.kernel_state(highlife, "bitpack-cpu") == "cold"
     _pretend_compiled(circuit.load_generated_module("bitpack-cpu", circuit.GENERIC, "GENERIC = True\n", "test"))
     assert circuit.kernel_expression("bitpack-cpu", *sets) == circuit.GENERIC
-    assert circuit.lanes_stand_in(circuit.rule_table(highlife))
+    assert choice.lanes_stand_in(circuit.rule_table(highlife))
     assert circuit.kernel_state(highlife, "bitpack-cpu") == "disk"  # auto may choose bitpack-cpu at once
-    monkeypatch.setenv(circuit.KERNELS_ENV, "specialised")
+    monkeypatch.setenv(choice.KERNELS_ENV, "specialised")
     assert circuit.kernel_expression("bitpack-cpu", *sets) == expression(highlife)
-    assert not circuit.lanes_stand_in(circuit.rule_table(highlife))
-    monkeypatch.setenv(circuit.KERNELS_ENV, "generic")
+    assert not choice.lanes_stand_in(circuit.rule_table(highlife))
+    monkeypatch.setenv(choice.KERNELS_ENV, "generic")
     assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(parse_rule("B3/S23").compile())) == \
         circuit.GENERIC
 
@@ -126,15 +127,15 @@ def test_a_cold_rule_runs_the_compiled_generic_kernels_meanwhile(fresh_cache, mo
 def test_a_process_compiles_few_rules_itself_under_auto(fresh_cache, monkeypatch):
     """Numba never frees compiled code: past COMPILE_IN_PROCESS rules' own modules, a cold rule runs
     the generic module (compiled once), and its own compile elsewhere (80 rules took 494 MB before)."""
-    monkeypatch.delenv(circuit.KERNELS_ENV, raising=False)
-    rules = distinct_rules(circuit.COMPILE_IN_PROCESS + 1)
-    for rule in rules[: circuit.COMPILE_IN_PROCESS]:
+    monkeypatch.delenv(choice.KERNELS_ENV, raising=False)
+    rules = distinct_rules(choice.COMPILE_IN_PROCESS + 1)
+    for rule in rules[: choice.COMPILE_IN_PROCESS]:
         assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rule.compile())) == expression(rule)
         load(rule)
-    extra = rules[circuit.COMPILE_IN_PROCESS]
+    extra = rules[choice.COMPILE_IN_PROCESS]
     assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == circuit.GENERIC
     assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rules[0].compile())) == expression(rules[0])
-    monkeypatch.setenv(circuit.KERNELS_ENV, "specialised")  # as before: up to MAX_SPECIALISED
+    monkeypatch.setenv(choice.KERNELS_ENV, "specialised")  # as before: up to MAX_SPECIALISED
     assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == expression(extra)
 
 
@@ -143,7 +144,7 @@ def test_the_generic_kernels_give_the_reference_cells(monkeypatch):
     from tensorca.engines import get_engine
     from tensorca.random_grids import random_soup
 
-    monkeypatch.setenv(circuit.KERNELS_ENV, "generic")
+    monkeypatch.setenv(choice.KERNELS_ENV, "generic")
     engine, reference = get_engine("bitpack-cpu"), get_engine("numpy")
     for rule_text, shape, kind in (("B36/S23", (3, 70, 130), "torus"), ("B2ce3ai/S23k", (1, 64, 200), "plane"),
                                    ("23/3/3", (2, 40, 66), "torus")):

@@ -42,30 +42,27 @@ def enabled() -> bool:
 class Compile:
     """One background compile of ``job``: :meth:`done` polls it, never blocks."""
 
-    def __init__(self, job: WarmJob, process: subprocess.Popen | None, lock: Path | None):
+    def __init__(self, job: WarmJob, process: subprocess.Popen, lock: Path | None):
         self.job = job
         self.process = process
         self.lock = lock
         self.started = time.perf_counter()
         self.error = ""
-        self._finished = process is None
+        self._finished = False
 
     def done(self) -> bool:
         """True once the worker exited (its kernels are in the cache unless :attr:`error`)."""
         if self._finished:
             return True
-        assert self.process is not None
         if self.process.poll() is None:
-            if self.lock is not None and not self.lock.exists():  # an older worker of another process ended
-                return False
             return False
         self._finished = True
         out, err = self.process.communicate()
         if self.process.returncode != 0:
-            self.error = (err or "").strip().splitlines()[-1:] and (err or "").strip().splitlines()[-1] or "failed"
+            self.error = ((err or "").strip().splitlines() or ["failed"])[-1]
         elif '"error": ""' not in (out or ""):
             self.error = (out or "").strip() or "failed"
-        _release(self.lock)
+        _release(self.lock)  # the worker removes it as it exits; this covers a worker that was killed
         cache_changed()  # kernel states read from the cache may have changed
         return True
 

@@ -136,7 +136,7 @@ register_lazy(EngineInfo(
 # 1024^2 soups, packing included: 0.8 (/2/3) to 2.3 (256 states), 2.1 for 345/2/4 (load average 5).
 # bitpack-cpu LANE_CELL_S: batches of small grids run one grid per bit lane (bitpack_lanes).
 LANE_CELL_S = 8e-12
-# bitpack-cpu TILE_CELL_S: one grid as 64 lane tiles with temporal blocking (bitpack_lanes.advance_tiled):
+# bitpack-cpu TILE_CELL_S: one grid as 64 lane tiles with temporal blocking (bitpack_tiles.advance_tiled):
 # B3/S23 torus soups end to end on 2 free cores, 2026-12-01 (bench_bitpack.py --big): 4096^2 90-104 G/s
 # (11-10e-12 s a cell), 1024^2 61-64 G/s (16e-12); 1e-11 with call_cell_s's packing cost on top
 # (the tiles pack at ~0.2e-9 a cell, less than call_cell_s says: the prediction errs high).

@@ -509,85 +509,24 @@ def kernel_expression(engine: str, birth: frozenset[int], survival: frozenset[in
     return _capped(engine, rule_expression(birth, survival), GENERIC)
 
 
-#: ``TENSORCA_BITPACK_KERNELS`` chooses between a rule's own kernels and the generic ones that take
-#: the rule as data: ``auto`` (the default; a rule whose own kernels are not compiled on this machine
-#: runs the generic ones when those are, while its own compile in a background worker), ``specialised``
-#: (always its own, compiled first if need be) or ``generic`` (always the generic ones: ``tensorca
-#: warmup`` compiles them once for every rule).
-KERNELS_ENV = "TENSORCA_BITPACK_KERNELS"
-
-
-def kernels_mode() -> str:
-    """:data:`KERNELS_ENV`'s setting: ``auto``, ``specialised`` or ``generic``."""
-    mode = os.environ.get(KERNELS_ENV, "auto").strip().lower()
-    return mode if mode in ("specialised", "generic") else "auto"
-
-
 def _capped(engine: str, key: str, generic: str) -> str:
     """``key``, or ``generic`` when ``engine`` is ``bitpack-cpu`` and this process already holds
     :data:`MAX_SPECIALISED` rule-specific modules, not including ``key``'s, or when the generic
-    module stands in for a cold one (:func:`stands_in`)."""
+    module stands in for a cold one (:func:`.bitpack_choice.stands_in`)."""
     if engine != "bitpack-cpu":
         return key
+    from .bitpack_choice import kernels_mode, stands_in  # the policy reads this module's states
+
     mode = kernels_mode()
     if mode == "generic" or not may_specialise(engine, key) or (mode == "auto" and stands_in(key, generic)):
         return generic
     return key
 
 
-#: Under ``auto`` kernels a process compiles at most this many rules' own modules itself (each some
-#: megabytes that Numba never frees: 80 distinct rules added 496 MB); a further cold rule runs the
-#: generic module, and its own kernels compile in a background worker, whose memory goes when it exits.
-COMPILE_IN_PROCESS = 4
-
-
 def _specialised_here(engine: str) -> int:
     """Rule-specific modules of ``engine`` this process has loaded."""
     generic = (GENERIC, GENERIC_TABLE, GENERIC_GENERATIONS)
     return sum(1 for name, k in list(_LOADED) if name == engine and k not in generic)
-
-
-def stands_in(key: str, generic: str) -> bool:
-    """True when ``bitpack-cpu``'s module ``key`` is cold (never compiled on this machine) and the
-    ``generic`` module that takes the rule as data is compiled, or this process has compiled
-    :data:`COMPILE_IN_PROCESS` rules' own modules already: the generic one runs now (a first run of
-    a new rule costs no compile, at about 1.4x the time per generation for B/S rules) while the
-    rule's own kernels compile in the background."""
-    if key == generic or _module_state("bitpack-cpu", key) != "cold":
-        return False
-    return (_module_state("bitpack-cpu", generic) != "cold"
-            or _specialised_here("bitpack-cpu") >= COMPILE_IN_PROCESS)
-
-
-#: :func:`lanes_stand_in`'s answers, keyed by everything they depend on (asked on every engine call).
-_STAND_IN: dict[tuple, bool] = {}
-
-
-def lanes_stand_in(table: bytes) -> bool:
-    """True when ``bitpack-cpu`` should leave the lane kernels (batches, tiled big grids) to the
-    packed generic ones for ``table``: the lanes module has no generic form, and it is cold while
-    the generic module is compiled (under ``auto``), or the generic kernels are asked for."""
-    mode = kernels_mode()
-    if mode != "auto":
-        return mode == "generic"
-    key = (table, len(_LOADED), cache_epoch(), os.environ.get("TENSORCA_CACHE_DIR"), os.environ.get("NUMBA_CACHE_DIR"))
-    answer = _STAND_IN.get(key)
-    if answer is None:
-        if len(_STAND_IN) > 1024:
-            _STAND_IN.clear()
-        answer = _STAND_IN[key] = _lanes_stand_in(table)
-    return answer
-
-
-def _lanes_stand_in(table: bytes) -> bool:
-    from .bitpack_bdd import is_count_circuit, table_circuit
-
-    circuit = table_circuit(table)
-    generic = GENERIC if is_count_circuit(circuit) else GENERIC_TABLE
-    if _module_state("bitpack-lanes", planes_key(circuit)) != "cold":
-        return False
-    return (_module_state("bitpack-cpu", generic) != "cold"
-            or _specialised_here("bitpack-lanes") >= COMPILE_IN_PROCESS)
 
 
 def may_specialise(engine: str, key: str) -> bool:
@@ -664,6 +603,8 @@ def kernel_state(rule: Rule, engine_name: str) -> str:
     else:
         table = rule_table(spec)
         expression = kernel_key(engine_name, table)
+        from .bitpack_choice import lanes_stand_in
+
         if engine_name == "bitpack-cpu" and not lanes_stand_in(table):  # batches run the lane kernels
             from .bitpack_bdd import table_circuit
 

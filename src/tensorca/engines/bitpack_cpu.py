@@ -58,6 +58,7 @@ from ..rules.base import Rule
 from ..topology import Topology
 from .base import Engine
 from .bitpack_bdd import Circuit, count_sets, is_count_circuit, mux_program, table_circuit
+from .bitpack_choice import kernels_mode, lanes_stand_in
 from .bitpack_circuit import (
     GENERIC,
     GENERIC_TABLE,
@@ -68,8 +69,6 @@ from .bitpack_circuit import (
     generic_lines,
     kernel_expression,
     kernel_key,
-    kernels_mode,
-    lanes_stand_in,
     load_generated_module,
     planes_key,
     rule_table,
@@ -78,8 +77,9 @@ from .bitpack_circuit import (
     why_not_bitpack,
 )
 from .bitpack_columns import bs_columns, change_bits, from_columns, table_columns, to_columns
-from .bitpack_lanes import advance_lanes, advance_tiled
+from .bitpack_lanes import advance_lanes
 from .bitpack_pack import last_word_mask, n_words, unpack
+from .bitpack_tiles import advance_tiled
 from .lanes_layout import runs_tiled, use_lanes
 from .row_packing import pack_alive
 
@@ -679,7 +679,7 @@ class BitpackCpuEngine(Engine):
 
 def _specialise_in_background(rule: Rule, table: bytes, shape: tuple[int, ...], topology: Topology) -> bool:
     """True when the generic kernels stand in for ``rule``'s own, which are cold on this machine
-    (:func:`~.bitpack_circuit.lanes_stand_in`); then the rule's own kernels for this shape are
+    (:func:`~.bitpack_choice.lanes_stand_in`); then the rule's own kernels for this shape are
     compiled by a background worker (:mod:`tensorca.background`), for the runs after this one."""
     if not lanes_stand_in(table):
         return False

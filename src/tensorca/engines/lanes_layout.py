@@ -70,12 +70,12 @@ TILES = 8
 #: A tiled word's lanes in tile column 0 (bit 0 of each byte: lane ``8 ty + tx``) and in tile column 7.
 BYTE_LOW = np.uint64(0x0101010101010101)
 BYTE_HIGH = np.uint64(0x8080808080808080)
-#: Grids of at least this many cells run as 64 lane tiles (:func:`.bitpack_lanes.advance_tiled`):
+#: Grids of at least this many cells run as 64 lane tiles (:func:`.bitpack_tiles.advance_tiled`):
 #: no shifts and vectorised word loops beat the row and column kernels from 1024^2 up (B3/S23,
 #: 2-core EPYC AVX2, load 0.8: 1024^2 69-76 vs 38-62 G/s over 100-5000 generations, 4096^2 73-95
 #: vs 29-63, 2048 x 8192 64-88 vs 46-66, B2-a/S12 1024^2 46 vs 10); at 256^2 they lose (9.5 vs
 #: 19.5 G/s: a parallel region per generation for little work). With temporal blocking (several
-#: generations per region, bitpack_lanes.tiled_plan) the tiles also win at 512^2 (load 1.8: 27.3 vs
+#: generations per region, bitpack_tiles.tiled_plan) the tiles also win at 512^2 (load 1.8: 27.3 vs
 #: 17.6 G/s at 100 generations, 43.4 vs 30.6 at 1000); at 256^2 the column kernels still win long
 #: runs (19.3 vs 15.9 G/s at 1000), where they skip what has settled.
 TILED_MIN_CELLS = 1 << 18

@@ -172,7 +172,7 @@ def scan_groups(lanes: np.ndarray, snapshot: np.ndarray, guard: int, pops: np.nd
 @njit(cache=True)
 def scan_tiles(a: np.ndarray, guard: int) -> tuple[int, bool]:
     """Population of one plane held as 64 lane tiles (``a`` ``(th + 2, tw + 2)`` uint64, the layout
-    of :func:`tensorca.engines.bitpack_lanes.pack_tiles`: lane ``8 ty + tx`` is tile ``(ty, tx)``;
+    of :func:`tensorca.engines.bitpack_tiles.pack_tiles`: lane ``8 ty + tx`` is tile ``(ty, tx)``;
     the halo is not read), and whether a live cell lies within ``guard`` (at most ``th``, ``tw``)
     cells of the plane's edge: the top ``guard`` rows of tile row 0 (lanes 0..7), the bottom ones
     of tile row 7 (lanes 56..63), the left columns of tile column 0 (bit 0 of each byte), the right

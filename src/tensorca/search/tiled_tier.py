@@ -1,10 +1,10 @@
 """The wide tiers of a CPU soup search kept as 64 lane tiles between chunks.
 
 A soup that outgrows the 256-wide lane tier (:mod:`.lane_tier`) runs on a 512- or 1024-wide plane
-of its own, which ``bitpack-cpu`` steps as 64 lane tiles (:func:`.bitpack_lanes.advance_tiled`).
+of its own, which ``bitpack-cpu`` steps as 64 lane tiles (:func:`.bitpack_tiles.advance_tiled`).
 Through the engine each chunk packed the plane, stepped it and unpacked it again, and then the
 search scanned the bytes for the population and the guard band. Here the plane stays tiled from
-chunk to chunk: the chunk runs the tiled kernels on it directly (:func:`.bitpack_lanes.step_tiles`),
+chunk to chunk: the chunk runs the tiled kernels on it directly (:func:`.bitpack_tiles.step_tiles`),
 the population and the guard band come from the packed words (:func:`.lane_kernels.scan_tiles`),
 and the plane is unpacked only when the host needs its cells (a band to clear, a census to take).
 The chunks, the scans and the tests are the generic tier's, so the census does not change.
@@ -33,11 +33,11 @@ class TiledPlanes:
     def __init__(self, size: int, module: Any):
         if not tiled_planes_fit(size):
             raise ValueError(f"{size}-wide planes cannot be held as 64 lane tiles")
-        from ..engines import bitpack_lanes  # imports Numba: only once a lane module exists
+        from ..engines import bitpack_tiles  # imports Numba: only once a lane module exists
 
         self.size = size
         self.module = module
-        self._lanes = bitpack_lanes
+        self._lanes = bitpack_tiles
         self.side = size // TILES  # lane rows and words of a tile
         self.planes: list[np.ndarray] = []
         self._spare = self._empty()  # the other buffer of each plane's ping-pong, shared
