@@ -6,6 +6,8 @@ level 62). Rows are ``y`` (down), columns ``x`` (right), as in ``cells[y, x]``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._numba import njit
@@ -120,16 +122,18 @@ def paint(nodes, meta, root: int, out: np.ndarray, y0: int, x0: int) -> None:
             sp += 1
 
 
-#: ``_LEAF_ROWS[w]`` / ``_LEAF_COLS[w]``: the rows / columns (0..3) of 4x4 word ``w`` holding a live cell, as bit masks.
-_BITS = np.arange(65536, dtype=np.int64)
-_LEAF_ROWS = np.zeros(65536, np.int64)
-_LEAF_COLS = np.zeros(65536, np.int64)
-for _r in range(4):
-    for _c in range(4):
-        _on = ((_BITS >> (15 - 4 * _r - _c)) & 1).astype(bool)
-        _LEAF_ROWS[_on] |= 1 << _r
-        _LEAF_COLS[_on] |= 1 << _c
-del _BITS, _r, _c, _on
+@functools.cache
+def _leaf_lines() -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, cols)``, ``(65536,)`` int64: the rows / columns (0..3) of 4x4 word ``w`` that hold a
+    live cell, as bit masks (made on the first bounding box, not at import)."""
+    words = np.arange(65536, dtype=np.int64)
+    rows, cols = np.zeros(65536, np.int64), np.zeros(65536, np.int64)
+    for r in range(4):
+        for c in range(4):
+            on = ((words >> (15 - 4 * r - c)) & 1).astype(bool)
+            rows[on] |= 1 << r
+            cols[on] |= 1 << c
+    return rows, cols
 
 
 def _edge(nodes: np.ndarray, meta: np.ndarray, root: int, side: int) -> int:
@@ -154,7 +158,7 @@ def _edge(nodes: np.ndarray, meta: np.ndarray, root: int, side: int) -> int:
                 break
     # Leaves: four 4x4 words each (nw, ne, sw, se); the extreme row or column among the live cells.
     words = nodes[front, :4].astype(np.int64)
-    lines = (_LEAF_ROWS if vertical else _LEAF_COLS)[words]  # (n, 4) masks of rows/cols 0..3 per word
+    lines = _leaf_lines()[0 if vertical else 1][words]  # (n, 4) masks of rows/cols 0..3 per word
     best = -1
     for q in range(4):
         low = 4 * ((q >> 1) if vertical else (q & 1))  # the word's first row (column) in the leaf
