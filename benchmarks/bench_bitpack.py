@@ -285,7 +285,7 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
         torus = Topology.torus(side, side)
         engine = BitpackGpuEngine()
         measure(row, "engine", lambda e=engine, c=cells, t=torus, n=gens: e.advance(c, RULE, t, n), n_cells * gens, 3)
-        row["engine_layout"] = "lanes" if engine.launcher.uses_lanes(batch) else "rows"
+        row["engine_layout"] = "lanes" if engine.launcher.uses_lanes(batch, side) else "rows"
         # floor: one read + one write of every cell's bit per generation (no padding); ops per word
         row["bytes_per_gen"] = 2 * n_cells // 8
         if cuda and (side <= 4096 or batch == 1):

@@ -61,7 +61,7 @@ def sweep(device: str = "cuda", sides=SIDES, batches=BATCHES, gens: int = 256,
         "rows": [],
     }
     rows_engine = BitpackGpuEngine(BitpackGpu(lanes_min_batch=None))
-    lanes_engine = BitpackGpuEngine(BitpackGpu(lanes_min_batch=1))
+    lanes_engine = BitpackGpuEngine(BitpackGpu(lanes_min_batch=1, lanes_max_width=1 << 30))
     lanes = BitpackGpu()
     for side in sides:
         torus = Topology.torus(side, side)

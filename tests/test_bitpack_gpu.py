@@ -264,7 +264,9 @@ def test_lane_batches_through_the_engine(interp):
     cells = (rng.random((70, 4, 10)) < 0.4).astype(np.uint8)
     want = reference(cells, rule, Topology.torus(10, 4), 2)
     lanes, rows = launcher(lanes_min_batch=24), launcher(lanes_min_batch=None)
-    assert lanes.uses_lanes(24) and not lanes.uses_lanes(23) and not rows.uses_lanes(10**6)
+    assert lanes.uses_lanes(24, 10) and not lanes.uses_lanes(23, 10) and not rows.uses_lanes(10**6, 10)
+    # wider grids fill their row words: they stay row-packed (measured on an H200: LANES_MAX_WIDTH)
+    assert lanes.uses_lanes(24, 16) and not lanes.uses_lanes(10**6, 17)
     lanes.max_grids_per_launch = 2  # 3 groups -> launches of 2 and 1
     calls = []
     original = lanes.advance_lanes

@@ -74,13 +74,18 @@ from .bitpack_pack import last_word_mask, n_words, pack_torch, unpack_torch
 _TEMPLATE_VERSION = "7"
 #: CUDA caps a launch grid's second and third dimensions at 65535 programs; the batch is the third.
 MAX_GRIDS_PER_LAUNCH = 65535
-#: Batches of at least this many grids run lane-per-grid (32 lanes a word). Counted, not yet
-#: measured on a GPU: for B3/S23 a row-packed word costs ~71 operations (each program recomputes
-#: its three rows' shifted words, 15 operations a row with the carry selects, and clears padding)
-#: against ~37 for a lane word (three full adders, the total, the rule), so lanes pay from about
-#: half the lanes busy; 24 as on the CPU (``lanes_layout.MIN_BATCH``), where a small batch gains
-#: little either way. ``benchmarks/bench_bitpack.py --device cuda`` times both layouts.
+#: Batches of at least this many grids run lane-per-grid (32 lanes a word), where the grids are
+#: also at most :data:`LANES_MAX_WIDTH` cells wide. 24 as on the CPU (``lanes_layout.MIN_BATCH``):
+#: on an H200 (2026-12-04, ``benchmarks/gpu_layouts.py``) lanes already won for 4 grids of 16^2.
 LANES_MIN_BATCH = 24
+#: Widest grid that runs lane-per-grid on a GPU. Measured on an H200 (2026-12-04,
+#: ``bench_bitpack.py --device cuda``, kernels alone, B3/S23 tori, 256 generations): for 16^2 grids,
+#: where a row-packed row fills half a word, lanes ran 4.42 T cell updates/s against 0.55 T for
+#: rows; for 64^2 and 256^2, where rows fill their words, rows with the whole-grid kernel ran 5.37
+#: and 3.06 T against 3.98 and 1.11 T for the best lane kernel. The count (~71 operations a row
+#: word, ~37 a lane word) had predicted lanes for every size: the whole-grid row kernel keeps a
+#: grid in registers, which the count left out.
+LANES_MAX_WIDTH = 16
 #: Most words a ``whole_kernel`` thread holds (one program per grid, the grid in registers). With
 #: 4 warps for 4096 words (32 a thread) ptxas for sm_90 spilled 80 to 560 bytes a thread (Triton
 #: 3.9); 16 warps for 4096 cap a thread at 128 registers and Triton 3.6's code still spilled 136 to
@@ -95,6 +100,15 @@ WHOLE_FORCED_MAX_WORDS = 8192
 #: Smallest ``whole_kernel`` tile (rows, words). Each tile shape is its own compiled kernel (~0.4 s
 #: per rule and topology); without a floor, grids of 1, 5 and 17 rows compiled three.
 WHOLE_MIN_TILE = (32, 2)
+#: Generations per ``multi_kernel`` launch when the caller sets none, for batches of at most
+#: ``MULTI_MAX_WORDS`` words (one 4096^2 grid). Measured on an H200 (2026-12-04,
+#: ``bench_bitpack.py --device cuda``, B3/S23 tori, 256 generations): 8 a launch ran 1024^2 at
+#: 0.39 T cell updates/s against 0.06 T for one (launch overhead dominates a small grid), 2048^2 at
+#: 0.93 against 0.14 T, 4096^2 at 1.61 against 0.57 T; at 16384^2 one a launch won, 4.84 against
+#: 2.23 T (the halo work of a temporal block costs more than the launches it saves). 8192^2 was
+#: not measured, so the line sits at the largest size measured to gain.
+MULTI_GENERATIONS = 8
+MULTI_MAX_WORDS = 4096 * 4096 // 32
 #: Cells per program of the lane packing kernels.
 _PACK_BLOCK = 1024
 
@@ -570,7 +584,8 @@ def _as_i32(mask: int) -> int:
 class BitpackGpu:
     """Launch parameters of the kernels (the engine's knobs; see ``benchmarks/bench_bitpack.py``).
 
-    ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``).
+    ``gens_per_launch``: generations per ``multi_kernel`` launch (1 = ``step_kernel``); None
+    chooses per call (:meth:`launch_generations`).
     ``block_rows`` x ``block_words``: the tile of ``step_kernel`` and ``multi_kernel``.
     ``interior``: tiles of ``step_kernel`` and ``lanes_step_kernel`` away from the grid's edges
     (:meth:`interior_tiles`) take a path with no wrap, mask or carry select (``INSIDE`` in
@@ -580,18 +595,20 @@ class BitpackGpu:
     all generations in one ``whole_kernel`` launch (:meth:`runs_whole`), with enough warps
     (:meth:`whole_warps`) that a thread holds at most :data:`WHOLE_WORDS_PER_THREAD` words.
 
-    Lane-per-grid batches (:meth:`advance_lanes`): ``lanes_min_batch`` grids or more run that way
-    (:meth:`uses_lanes`; ``None`` never); ``lanes_whole_max_words``: groups of at most this many
-    words per grid run whole (all generations in one launch) when there are at least
-    ``lanes_whole_min_groups`` groups per multiprocessor, ``lanes_block`` words per program and row
-    block. Counted, not yet measured: a launch from Python costs ~10 us, more than a generation
-    of a 64^2 group takes one program (4096 words x 37 operations over 128 threads, ~3 us), so
-    whole runs win while a quarter of the multiprocessors or more have a group to run.
+    Lane-per-grid batches (:meth:`advance_lanes`): ``lanes_min_batch`` grids or more of at most
+    ``lanes_max_width`` cells a row run that way (:meth:`uses_lanes`; ``None`` never);
+    ``lanes_whole_max_words``: groups of at most this many words per grid run whole (all
+    generations in one launch) when there are at least ``lanes_whole_min_groups`` groups per
+    multiprocessor, ``lanes_block`` words per program and row block. Measured on an H200
+    (``benchmarks/gpu_layouts.py``, 2026-12-04): the whole-group kernel beat one generation a
+    launch from a single group (3.6 against 0.7 G cell updates/s for 4 x 64^2, 1.2 against 0.05
+    for 4 x 16^2), so the default is 0: every group small enough runs whole.
     """
 
-    def __init__(self, gens_per_launch: int = 1, block_rows: int = 32, block_words: int = 32,
+    def __init__(self, gens_per_launch: int | None = None, block_rows: int = 32, block_words: int = 32,
                  whole_max_words: int = 2048, num_warps: int = 4, lanes_min_batch: int | None = LANES_MIN_BATCH,
-                 lanes_whole_max_words: int = 128 * 128, lanes_whole_min_groups: float = 0.25,
+                 lanes_max_width: int = LANES_MAX_WIDTH,
+                 lanes_whole_max_words: int = 128 * 128, lanes_whole_min_groups: float = 0.0,
                  lanes_block: int = 1024, interior: bool = True):
         self.gens_per_launch = gens_per_launch
         self.interior = interior
@@ -601,9 +618,17 @@ class BitpackGpu:
         self.num_warps = num_warps
         self.max_grids_per_launch = MAX_GRIDS_PER_LAUNCH
         self.lanes_min_batch = lanes_min_batch
+        self.lanes_max_width = lanes_max_width
         self.lanes_whole_max_words = lanes_whole_max_words
         self.lanes_whole_min_groups = lanes_whole_min_groups
         self.lanes_block = lanes_block
+
+    def launch_generations(self, words: int) -> int:
+        """Generations per launch for a batch of ``words`` packed words in all: ``gens_per_launch``
+        where set, else :data:`MULTI_GENERATIONS` up to :data:`MULTI_MAX_WORDS` words and 1 beyond."""
+        if self.gens_per_launch is not None:
+            return self.gens_per_launch
+        return MULTI_GENERATIONS if words <= MULTI_MAX_WORDS else 1
 
     def interior_tiles(self, h: int, wp: int) -> tuple[int, int]:
         """``(interior, all)`` tiles of ``step_kernel`` on ``h`` rows of ``wp`` words (and of
@@ -616,9 +641,12 @@ class BitpackGpu:
         inner_cols = sum(1 for p in range(1, cols) if (p + 1) * self.block_words < wp)
         return (inner_rows * inner_cols if self.interior else 0), rows * cols
 
-    def uses_lanes(self, batch: int) -> bool:
-        """True when a batch of ``batch`` grids runs lane-per-grid (:meth:`advance_lanes`)."""
-        return self.lanes_min_batch is not None and batch >= self.lanes_min_batch
+    def uses_lanes(self, batch: int, width: int) -> bool:
+        """True when a batch of ``batch`` grids ``width`` cells wide runs lane-per-grid
+        (:meth:`advance_lanes`): at least ``lanes_min_batch`` grids of at most ``lanes_max_width``
+        cells a row."""
+        return (self.lanes_min_batch is not None and batch >= self.lanes_min_batch
+                and width <= self.lanes_max_width)
 
     @staticmethod
     def whole_tile(h: int, wp: int) -> tuple[int, int]:
@@ -747,7 +775,7 @@ class BitpackGpu:
             module.whole_kernel[(n,)](work, h, wp, rs, mask, generations, TORUS=torus, BR=br, BW=bw,
                                       num_warps=self.whole_warps(br * bw))
             return work[:, generations % 2].contiguous()
-        g = self.gens_per_launch if mode in ("auto", "multi") else 1
+        g = self.launch_generations(n * h * wp) if mode in ("auto", "multi") else 1
         if mode == "multi" and g < 2:
             g = 2
         BR, BW = self.block_rows, self.block_words
@@ -812,7 +840,7 @@ class BitpackGpuEngine(Engine):
             )
         batch, width = int(cells.shape[0]), int(cells.shape[2])
         torus = topology.kind == "torus"
-        if self.launcher.uses_lanes(batch):
+        if self.launcher.uses_lanes(batch, width):
             alive = (cells == 1).view(torch.uint8)
             lanes = self.launcher.advance_lanes(self.launcher.pack_lanes(alive), rule, torus, generations)
             return self.launcher.unpack_lanes(lanes, batch)
