@@ -226,3 +226,29 @@ print(json.dumps({"ran": decision.engine.ran, "same": same, "chose": decision.ch
     assert report["chose"] == "torch", report
     assert report["ran"] is not None and report["ran"][-1][0] == "ltl-cpu", report
     assert "then ltl-cpu once compiled" in report["label"]
+
+
+def test_a_change_to_a_sibling_module_misses_the_cached_caller(tmp_path):
+    """A cached kernel holds the code of the kernels it calls from other modules; Numba checks only
+    its own file. tensorca's locator adds the folder's stamp, so the caller is compiled again."""
+    cache = tmp_path / "cache"
+    folder = cache / "generated"
+    folder.mkdir(parents=True)
+    (folder / "callee_mod.py").write_text("from numba import njit\n@njit(cache=True)\ndef leaf():\n    return 1\n")
+    (folder / "caller_mod.py").write_text("from numba import njit\nfrom callee_mod import leaf\n"
+                                          "@njit(cache=True)\ndef outer():\n    return leaf() * 10\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import tensorca._numba; import caller_mod; "
+              "print(caller_mod.outer())")
+    env = {**os.environ, "TENSORCA_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def outer() -> str:
+        done = subprocess.run([sys.executable, "-c", script, str(folder)], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert outer() == "10"
+    assert any((cache / "numba").rglob("*.nbi"))  # cached in tensorca's cache
+    (folder / "callee_mod.py").write_text("from numba import njit\n@njit(cache=True)\ndef leaf():\n    return 22\n")
+    assert outer() == "220"

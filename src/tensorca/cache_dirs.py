@@ -102,6 +102,19 @@ def is_tensorca_source(py_file: str | os.PathLike) -> bool:
     return path.is_relative_to(PACKAGE_DIR) or path.is_relative_to(cache_root().resolve())
 
 
+@functools.lru_cache(maxsize=64)
+def folder_stamp(folder: str) -> str:
+    """SHA-1 of the names, sizes and modification times of the ``.py`` files in ``folder`` (once
+    per process: a stat per file): part of the cache stamp of every kernel defined there."""
+    entries = []
+    with os.scandir(folder) as found:
+        for entry in found:
+            if entry.name.endswith(".py") and entry.is_file():
+                info = entry.stat()
+                entries.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha1("\n".join(sorted(entries)).encode()).hexdigest()
+
+
 def install_locator() -> None:
     """Send Numba's cache of tensorca's kernels to :func:`numba_cache_dir` (unless
     ``NUMBA_CACHE_DIR`` is set, where Numba's own locator already does). Other packages' kernels
@@ -125,6 +138,12 @@ def install_locator() -> None:
             super().__init__(py_func, py_file)
             self._cache_path = str(numba_cache_path(py_file))
 
+        def get_source_stamp(self):
+            # Numba compares only the defining file's stamp, but a cached kernel also holds the code
+            # of the kernels it calls from sibling modules (records.build_records holds tree's
+            # find_node and its hash): a change to any module of the folder must miss the cache.
+            return super().get_source_stamp(), folder_stamp(os.path.dirname(self._py_file))
+
         @classmethod
         def from_function(cls, py_func, py_file):
             if os.environ.get(NUMBA_ENV) or not os.path.exists(py_file) or not is_tensorca_source(py_file):
@@ -140,4 +159,4 @@ def install_locator() -> None:
 
 
 __all__ = ["CACHE_ENV", "NUMBA_ENV", "cache_changed", "cache_epoch", "cache_root", "cache_subpath", "compiled_on_disk",
-           "install_locator", "is_tensorca_source", "numba_cache_dir", "numba_cache_path"]
+           "folder_stamp", "install_locator", "is_tensorca_source", "numba_cache_dir", "numba_cache_path"]

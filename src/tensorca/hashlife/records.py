@@ -23,22 +23,28 @@ from .tree import EMPTY, LEAF_LEVEL, LEVEL, MAX_LEVEL, USED, find_node
 FULL, BAD_LEVEL, BAD_CHILD = -1, -2, -3
 
 
-@njit(cache=True)
-def _leaf_words(bits: int):
-    """The four 4x4 words (nw, ne, sw, se) of 64 leaf bits (cell (r, c) at bit 8r + c)."""
-    words = np.zeros(4, np.int64)
-    for r in range(8):
-        for c in range(8):
-            if (bits >> np.uint64(8 * r + c)) & np.uint64(1):
-                words[2 * (r >> 2) + (c >> 2)] |= 1 << (15 - 4 * (r & 3) - (c & 3))
-    return words
+@njit(cache=True, inline="always")
+def _reverse4(v: int) -> int:
+    """The 4 low bits of ``v`` reversed (a leaf row's column 0 is bit 0; a 4x4 word's is bit 3)."""
+    return ((v & 1) << 3) | ((v & 2) << 1) | ((v >> 1) & 2) | ((v >> 3) & 1)
+
+
+@njit(cache=True, inline="always")
+def _quadrant(bits, rows: int, shift: int) -> int:
+    """The 4x4 word of leaf rows ``rows .. rows + 3``, columns ``shift .. shift + 3`` (row 0 in
+    the top nibble, column 0 in each nibble's top bit) of 64 leaf bits (cell (r, c) at bit 8r + c)."""
+    word = 0
+    for r in range(4):
+        row = np.int64((bits >> np.uint64(8 * (rows + r) + shift)) & np.uint64(15))
+        word |= _reverse4(row) << (12 - 4 * r)
+    return word
 
 
 @njit(cache=True)
 def build_records(nodes, table, meta, levels, children, leaves, out) -> None:
-    """Build the tree of the records; ``out`` (``(2,)`` int64) gets ``(root, 0)`` or
-    ``(error code, record index)``: FULL, BAD_LEVEL (outside 3..62), BAD_CHILD (index not an
-    earlier record, or a child whose level is not one less)."""
+    """Build the tree of the records; ``out`` (``(2,)`` int64) gets ``(root, 0)`` or ``(error code,
+    record index)``: FULL, BAD_LEVEL (outside 3..62), BAD_CHILD (index not an earlier record, or a
+    child whose level is not one less). Leaves become their four 4x4 words with no allocation."""
     n = levels.shape[0]
     ids = np.empty(n, np.int64)
     for i in range(n):
@@ -48,17 +54,20 @@ def build_records(nodes, table, meta, levels, children, leaves, out) -> None:
             out[0] = BAD_LEVEL
             return
         if lvl == LEAF_LEVEL:
-            w = _leaf_words(leaves[i])
-            ids[i] = find_node(nodes, table, meta, LEAF_LEVEL, w[0], w[1], w[2], w[3])
+            bits = leaves[i]
+            ids[i] = find_node(nodes, table, meta, LEAF_LEVEL, _quadrant(bits, 0, 0), _quadrant(bits, 0, 4),
+                               _quadrant(bits, 4, 0), _quadrant(bits, 4, 4))
         else:
-            q = np.empty(4, np.int64)
+            empty = meta[EMPTY + lvl - 1]
             for k in range(4):
                 c = children[i, k]
                 if c < 0 or c > i or (c > 0 and levels[c - 1] != lvl - 1):
                     out[0] = BAD_CHILD
                     return
-                q[k] = meta[EMPTY + lvl - 1] if c == 0 else ids[c - 1]
-            ids[i] = find_node(nodes, table, meta, lvl, q[0], q[1], q[2], q[3])
+            c0, c1, c2, c3 = children[i, 0], children[i, 1], children[i, 2], children[i, 3]
+            ids[i] = find_node(nodes, table, meta, lvl, empty if c0 == 0 else ids[c0 - 1],
+                               empty if c1 == 0 else ids[c1 - 1], empty if c2 == 0 else ids[c2 - 1],
+                               empty if c3 == 0 else ids[c3 - 1])
         if ids[i] < 0:
             out[0] = FULL
             return

@@ -83,12 +83,20 @@ def prepare() -> None:
 
 @njit(cache=True, inline="always")
 def _hash(lvl: int, a: int, b: int, c: int, d: int, mask: int) -> int:
-    """Slot of the key ``(lvl, a, b, c, d)`` in a table of ``mask + 1`` slots."""
+    """Slot of the key ``(lvl, a, b, c, d)`` in a table of ``mask + 1`` slots.
+
+    The key's fields are combined with odd multipliers, then every bit is mixed into the low bits
+    with MurmurHash3's 64-bit finaliser (shifts made logical: the values are int64). The table probes
+    linearly, so nearby keys must land far apart: the previous mix (one shift, one multiply by an
+    even constant) put the level-4 nodes of metapixel-galaxy.mc (children: consecutive leaf
+    numbers) into one run of 3,614 occupied slots, and loading its 5,536 nodes took 8 ms."""
     h = a * 0x5851F42D4C957F2D + b * 0x14057B7EF767814F + c * 0x2545F4914F6CDD1D
     h = h + d * 0x1B873593 + lvl * 0x27D4EB2F165667C5
-    h ^= h >> 29
-    h *= 0x94D049BB133111E
-    h ^= h >> 32
+    h ^= (h >> 33) & 0x7FFFFFFF
+    h *= -49064778989728563  # 0xFF51AFD7ED558CCD as int64
+    h ^= (h >> 33) & 0x7FFFFFFF
+    h *= -4265267296055464877  # 0xC4CEB9FE1A85EC53 as int64
+    h ^= (h >> 33) & 0x7FFFFFFF
     return h & mask
 
 
