@@ -589,3 +589,14 @@ def test_error_gzip_bomb_is_refused(monkeypatch):
 def test_latin1_comments_are_read():
     p = tio.loads("#C caf\xe9\nx = 1, y = 1\no!".encode("latin-1"))
     assert p.comments == ["caf\xe9"]
+
+
+
+def test_a_pattern_takes_a_rule_string():
+    """Pattern(rule="...") parses the string as run() does (a suffix sets the topology), so a
+    pattern made by hand saves like a loaded one."""
+    pattern = Pattern(cells=np.eye(4, dtype=np.uint8), rule="B36/S23:T4,4")
+    assert pattern.rule.canonical() == "B36/S23" and pattern.topology.bounded
+    assert tio.loads(tio.dumps(pattern, "rle"), "rle") == pattern
+    with pytest.raises(RuleError):
+        Pattern(cells=np.eye(4, dtype=np.uint8), rule="B9/S23")

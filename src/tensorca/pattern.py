@@ -38,7 +38,7 @@ class Pattern:
     - ``cells``: ``(H, W)`` ``uint8`` array indexed ``[y, x]``, states ``0..n-1`` (0 dead); or, for a
       continuous rule (Lenia), float32/float64 values in [0, 1] (other float dtypes become float64).
     - ``rule``: the file's rule, or ``None`` when the file names none (simulators default to
-      ``B3/S23``).
+      ``B3/S23``). A rule string is parsed (``"B3/S23:T64,64"`` also sets ``topology``).
     - ``topology``: from the rule's suffix (``:T64,64``); :meth:`Topology.unbounded` when the
       file has no suffix.
     - ``origin``: ``(x, y)`` pattern coordinates of ``cells[0, 0]`` (x right, y down).
@@ -60,6 +60,14 @@ class Pattern:
     tree: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.rule, str):  # a rule string, as tensorca.run takes one: parsed, suffix and all
+            from .rules import parse_spec  # imported lazily: rules is a sibling layer
+
+            self.rule, suffix = parse_spec(self.rule)
+            if suffix is not None:
+                if self.topology.bounded and self.topology != suffix:
+                    raise UsageError(f"the rule's suffix says {suffix}, topology= says {self.topology}")
+                self.topology = suffix
         self.comments = list(self.comments)
         self.generation = int(self.generation)
         if self.tree is not None:

@@ -75,6 +75,7 @@ from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, resolve_max_cells
 from .common import check_writable_states, iter_lines, metadata_lines, parse_int, parse_rule_in_file
+from .mc_bulk import read_two_state_body
 from .mc_tree import NodeTable, records, root_box
 
 #: Level of a two-state leaf (8x8) and of a multi-state leaf (2x2).
@@ -119,8 +120,12 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
     generation = 0
     tree = NodeTable()
     saw_header = False
+    body = _body_start(text)
+    bulk = read_two_state_body(text[body:]) if body < len(text) else None
+    if bulk is not None:  # the lines before the body are read below; the body is read
+        tree = bulk
 
-    for lineno, line in iter_lines(text):
+    for lineno, line in iter_lines(text, stop=body if bulk is not None else None):
         if not saw_header:
             if lineno != 1 or not line.startswith("[M2]"):
                 raise PatternError("a macrocell file must start with '[M2]'", 1, 1, source)
@@ -173,6 +178,20 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
     return Pattern(cells=cells, origin=(x0, y0), **fields)
 
 
+def _body_start(text: str) -> int:
+    """Offset of the first node line of ``text``: past the ``[M2]`` line and the ``#`` and blank
+    lines after it (``len(text)`` when there is none)."""
+    pos = 0
+    while pos < len(text):
+        stop = text.find("\n", pos)
+        stop = len(text) if stop < 0 else stop + 1
+        line = text[pos:stop].strip()
+        if pos and line and not line.startswith("#"):
+            return pos
+        pos = stop
+    return pos
+
+
 def _universe(tree: NodeTable, root: int, rule: Any, topology: Topology) -> Any:
     """The HashLife universe of a two-state tree on the unbounded plane (the root centred as
     Golly centres it), or None: a multi-state or bounded file, a rule HashLife does not run, a
@@ -187,7 +206,7 @@ def _universe(tree: NodeTable, root: int, rule: Any, topology: Topology) -> Any:
     if rule is not None and why_not(rule) is not None:
         return None
     engine = HashLife(rule if rule is not None else "B3/S23")
-    if root == 0:
+    if not tree.nonempty[root]:
         return engine.empty()
     levels, children, leaves = records(tree, root)
     return engine.from_records(levels, children, leaves, origin=root_top_left(int(levels[-1])))

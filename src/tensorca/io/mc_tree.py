@@ -144,16 +144,37 @@ def _parent_boxes(children: np.ndarray, below: np.ndarray, boxes: tuple[np.ndarr
 _REVERSED = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
 
 
+def reachable(table: NodeTable, root: int) -> np.ndarray:
+    """Sorted numbers of the non-empty nodes reachable from ``root`` (itself included when
+    non-empty), one level at a time: children before parents, as in the file."""
+    if not table.nonempty[root]:
+        return np.zeros(0, np.int64)
+    level = np.frombuffer(table.level, dtype=np.int16)
+    ref = np.frombuffer(table.ref, dtype=np.int32)
+    kids = np.frombuffer(table.kids, dtype=np.int32).reshape(-1, 4)
+    nonempty = np.frombuffer(bytes(table.nonempty), dtype=bool)
+    found = [np.array([root], dtype=np.int64)]
+    for _ in range(int(level[root]) - table.leaf_level):
+        children = np.unique(kids[ref[found[-1]]])
+        found.append(children[nonempty[children]].astype(np.int64))
+    return np.unique(np.concatenate(found))
+
+
 def records(table: NodeTable, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """HashLife records (:mod:`tensorca.hashlife.records`) of a two-state table's nodes 1..``root``:
-    ``levels`` ``(N,)`` int64, ``children`` ``(N, 4)`` int64 (1-based node numbers, 0 empty: the
-    file's own numbering), ``leaves`` ``(N,)`` uint64 (cell (r, c) at bit ``8r + c``). O(nodes)
-    array work: no cells."""
-    level = np.frombuffer(table.level, dtype=np.int16)[1 : root + 1].astype(np.int64)
-    ref = np.frombuffer(table.ref, dtype=np.int32)[1 : root + 1]
+    """HashLife records (:mod:`tensorca.hashlife.records`) of the non-empty nodes reachable from
+    ``root`` (:func:`reachable`; a file may hold nodes nothing refers to, millions in a hostile one):
+    ``levels`` ``(N,)`` int64, ``children`` ``(N, 4)`` int64 (1-based record numbers, 0 empty),
+    ``leaves`` ``(N,)`` uint64 (cell (r, c) at bit ``8r + c``); the root last. O(nodes) array work:
+    no cells."""
+    keep = reachable(table, root)
+    level = np.frombuffer(table.level, dtype=np.int16)[keep].astype(np.int64)
+    ref = np.frombuffer(table.ref, dtype=np.int32)[keep]
     kids = np.frombuffer(table.kids, dtype=np.int32).reshape(-1, 4)
     leaf = level == table.leaf_level
-    children = np.where(leaf[:, None], 0, kids[np.where(leaf, 0, ref)]).astype(np.int64)
+    numbers = kids[np.where(leaf, 0, ref)].astype(np.int64)  # file numbers of the children
+    at = np.minimum(np.searchsorted(keep, numbers), max(keep.size - 1, 0))
+    present = (numbers != 0) & (keep[at] == numbers) if keep.size else np.zeros(numbers.shape, bool)
+    children = np.where(present & ~leaf[:, None], at + 1, 0)  # an empty child is record 0
     leaves = np.zeros(level.size, np.uint64)
     if leaf.any():
         packed = _REVERSED[table.packed_tiles()[ref[leaf]]]  # (n, 8) rows, column c at bit c

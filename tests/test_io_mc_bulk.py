@@ -1,0 +1,85 @@
+"""The bulk reader of plain two-state macrocell bodies (tensorca.io.mc_bulk) builds exactly the node
+table the line-by-line reader builds, and hands everything irregular to it."""
+
+import numpy as np
+import pytest
+
+import tensorca
+from tensorca.io import macrocell
+from tensorca.io.common import iter_lines
+from tensorca.io.mc_bulk import read_two_state_body
+from tensorca.io.mc_tree import NodeTable
+
+ARRAYS = {"level": np.int16, "ref": np.int32, "nonempty": np.uint8, "kids": np.int32, "tiles": np.uint8}
+
+
+def line_reader_table(text: str) -> NodeTable:
+    """The node table of ``text`` as the line-by-line reader builds it."""
+    tree = NodeTable()
+    for lineno, line in iter_lines(text, macrocell._body_start(text)):
+        if line[0] in ".*$":
+            macrocell._leaf_line(tree, line, lineno, None)
+        else:
+            macrocell._node_line(tree, line, lineno, None, None)
+    return tree
+
+
+def same_table(a: NodeTable, b: NodeTable) -> bool:
+    return a.kind == b.kind and all(np.array_equal(np.frombuffer(getattr(a, k), t), np.frombuffer(getattr(b, k), t))
+                                    for k, t in ARRAYS.items())
+
+
+def random_macrocell(seed: int, side: int = 96, density: float = 0.2) -> str:
+    rng = np.random.default_rng(seed)
+    cells = (rng.random((side, side + 7)) < density).astype(np.uint8)
+    cells[:, : side // 3] = 0  # empty quadrants and repeated leaves
+    return tensorca.dumps(tensorca.Pattern(cells=cells, rule="B3/S23"), "mc")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bulk_and_line_readers_build_the_same_table(seed):
+    text = random_macrocell(seed, side=24 + 40 * seed, density=0.05 + 0.1 * (seed % 3))
+    body = text[macrocell._body_start(text):]
+    bulk = read_two_state_body(body)
+    assert bulk is not None
+    assert same_table(bulk, line_reader_table(text))
+    crlf = read_two_state_body(body.replace("\n", "\r\n"))  # Golly's own files have DOS line ends
+    assert crlf is not None and same_table(crlf, bulk)
+
+
+def test_leaf_lines_that_begin_with_a_row_end():
+    text = "[M2] (test)\n$.*$*.*$*$\n4 1 0 0 0\n"
+    bulk = read_two_state_body(text[macrocell._body_start(text):])
+    assert bulk is not None and same_table(bulk, line_reader_table(text))
+    assert np.array_equal(np.unpackbits(bulk.packed_tiles()[1]).reshape(8, 8)[:4, :3],
+                          [[0, 0, 0], [0, 1, 0], [1, 0, 1], [1, 0, 0]])
+
+
+@pytest.mark.parametrize("body", [
+    "$*\n\n4 1 0 0 0\n",          # a blank line inside the body
+    "$*\n#C late comment\n4 1 0 0 0\n",
+    "$*\r4 1 0 0 0\n",            # a lone CR
+    "$*x\n4 1 0 0 0\n",           # a stray character
+    "$*\n4 1 0 0\n",              # four numbers
+    "$*\n4 1 0 0 0 0\n",          # six numbers
+    "$*\n4 -1 0 0 0\n",           # a sign
+    "$*\n4 2 0 0 0\n",            # a reference to itself
+    "$*\n3 1 0 0 0\n",            # a level below 4
+    "$*\n5 1 0 0 0\n",            # a child two levels down
+    "........*\n4 1 0 0 0\n",     # a live cell right of the leaf
+    "$$$$$$$$*\n4 1 0 0 0\n",     # a live cell below the leaf
+    "1 0 1 1 0\n2 1 0 0 0\n",     # multi-state leaves
+    "4 0 0 0 0\n",                # no leaf at all
+    "$*\n4 1 0 0 12345678901234567890\n",
+])
+def test_irregular_bodies_go_to_the_line_reader(body):
+    assert read_two_state_body(body) is None
+
+
+def test_a_whole_file_reads_the_same_either_way(monkeypatch):
+    text = random_macrocell(11)
+    fast = tensorca.loads(text, "mc")
+    monkeypatch.setattr(macrocell, "read_two_state_body", lambda body: None)
+    slow = tensorca.loads(text, "mc")
+    assert fast == slow and fast.population == slow.population > 0
+
