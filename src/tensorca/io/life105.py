@@ -27,6 +27,7 @@ from .life106 import cells_from_coordinates, check_coordinate
 _HEADER = re.compile(r"#Life\s+1\.05\s*$", re.IGNORECASE)
 _BAD = re.compile(r"[^.*]")
 _FIELD = re.compile(r"\S+")
+_DOT, _STAR, _NEWLINE = (ord(c) for c in ".*\n")
 
 
 def read_life105(text: str, *, source: str | None = None, max_cells: int | None = None) -> Pattern:
@@ -36,8 +37,66 @@ def read_life105(text: str, *, source: str | None = None, max_cells: int | None 
     """
     budget = resolve_max_cells(max_cells)
     meta: dict = dict(rule=None, topology=Topology.unbounded(), comments=[], name=None)
-    cells, origin = cells_from_coordinates(lambda: _coordinates(text, source, budget, meta), budget, source)
+    found = _all_coordinates(text, source, budget, meta)
+    if found is not None:  # the common case, in a few array operations
+        cells, origin = cells_from_coordinates(lambda: [found], budget, source)
+    else:  # anything irregular: row by row, which says where the file is wrong
+        cells, origin = cells_from_coordinates(lambda: _coordinates(text, source, budget, meta), budget, source)
     return Pattern(cells=cells, origin=origin, **meta)
+
+
+def _all_coordinates(text: str, source: str | None, budget: int,
+                     meta: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(xs, ys)`` ``int64`` of every live cell at once, ``meta`` filled from the ``#`` lines; None
+    when a row holds anything but ``.`` and ``*`` (or a row is longer than the budget, or a lone
+    CR ends a line): :func:`_coordinates` then reads the file and reports the line and column.
+    The rows are joined and searched for ``*`` in one pass, not one array per row (the 13 KB
+    ``breeder.lif`` of 4,500 rows: ~45 ms row by row)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            return None
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if start is None or not _HEADER.match(lines[start].strip()):
+        return None
+    meta["comments"] = []
+    meta["name"] = None
+    rows: list[str] = []
+    lefts: list[int] = []
+    tops: list[int] = []
+    left = y = 0
+    for lineno, line in enumerate(lines[start + 1:], start + 2):
+        stripped = line.rstrip()
+        if not stripped:
+            continue
+        if stripped[0] == "#":
+            if stripped[1:2] == "P":
+                left, y = int_fields(stripped[2:], lineno, 3, source, 2, "block position x y")
+                for value, f in zip((left, y), _FIELD.finditer(stripped, 2), strict=False):
+                    check_coordinate(value, lineno, f.start() + 1, source)
+            else:
+                _hash_line(stripped, lineno, source, meta)
+            continue
+        rows.append(stripped)
+        lefts.append(left)
+        tops.append(y)
+        y += 1
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    if lengths.max() > budget:
+        return None
+    try:
+        chars = np.frombuffer("\n".join(rows).encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    if not ((chars == _DOT) | (chars == _STAR) | (chars == _NEWLINE)).all():
+        return None
+    row_start = np.cumsum(lengths + 1) - lengths - 1
+    stars = np.flatnonzero(chars == _STAR)
+    row = np.searchsorted(row_start, stars, side="right") - 1
+    return np.asarray(lefts, np.int64)[row] + (stars - row_start[row]), np.asarray(tops, np.int64)[row]
 
 
 def _coordinates(text: str, source: str | None, budget: int, meta: dict) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -1,5 +1,6 @@
-"""The bulk reader of plain two-state macrocell bodies (tensorca.io.mc_bulk) builds exactly the node
-table the line-by-line reader builds, and hands everything irregular to it."""
+"""The bulk readers: plain two-state macrocell bodies (tensorca.io.mc_bulk) build exactly the node
+table the line-by-line reader builds, and Life 1.05 rows searched in one pass equal the row-by-row
+reader; both hand everything irregular to the careful reader, which says where the file is wrong."""
 
 import numpy as np
 import pytest
@@ -83,3 +84,45 @@ def test_a_whole_file_reads_the_same_either_way(monkeypatch):
     slow = tensorca.loads(text, "mc")
     assert fast == slow and fast.population == slow.population > 0
 
+
+
+def life105_text(seed: int) -> str:
+    """A Life 1.05 file of several ``#P`` blocks (negative positions, ragged rows, blank lines)."""
+    rng = np.random.default_rng(seed)
+    lines = ["#Life 1.05", "#D a test", "#R 23/36", "", "*.*", ".*"]
+    for _ in range(6):
+        lines.append(f"#P {int(rng.integers(-50, 50))} {int(rng.integers(-50, 50))}")
+        for _ in range(int(rng.integers(0, 6))):
+            width = int(rng.integers(0, 12))
+            lines.append("".join(".*"[b] for b in rng.integers(0, 2, width)) or ".")
+        lines.append("")
+    return "\r\n".join(lines) if seed % 2 else "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_life105_in_one_pass_equals_row_by_row(seed):
+    from tensorca.io import life105
+    from tensorca.io.life106 import cells_from_coordinates
+
+    text = life105_text(seed)
+    fast = life105.read_life105(text)
+    meta = dict(rule=None, topology=None, comments=[], name=None)
+    cells, origin = cells_from_coordinates(lambda: life105._coordinates(text, None, 10**9, meta), 10**9, None)
+    assert np.array_equal(fast.cells, cells) and fast.origin == origin
+    assert fast.comments == meta["comments"] and fast.rule == meta["rule"]
+
+
+@pytest.mark.parametrize("text, line, column", [
+    ("#Life 1.05\n**\n*o*\n", 3, 2),       # a stray character: the row reader says where
+    ("#Life 1.05\n**\r*.*\n", None, None),  # a lone CR: read row by row
+    ("#Life 1.05\n#P 1\n*\n", 2, None),     # a bad block position: the same error either way
+])
+def test_life105_irregular_rows_are_reported_where_they_are(text, line, column):
+    from tensorca.errors import PatternError
+
+    if line is None:
+        assert tensorca.loads(text).population == 4
+        return
+    with pytest.raises(PatternError) as info:
+        tensorca.loads(text)
+    assert info.value.line == line and (column is None or info.value.column == column)
