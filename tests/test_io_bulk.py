@@ -126,3 +126,43 @@ def test_life105_irregular_rows_are_reported_where_they_are(text, line, column):
     with pytest.raises(PatternError) as info:
         tensorca.loads(text)
     assert info.value.line == line and (column is None or info.value.column == column)
+
+
+def run_by_run(text: str):
+    from tensorca.io import rle
+
+    reader = rle._RleReader(None, 10**9)
+    reader.read(text)
+    return reader.finish()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rle_in_bulk_equals_run_by_run(seed):
+    from tensorca.io import rle_bulk
+
+    rng = np.random.default_rng(seed)
+    cells = (rng.random((30 + seed, 70)) < 0.3).astype(np.uint8)
+    cells[:, -5:] = 0
+    text = tensorca.dumps(tensorca.Pattern(cells=cells, rule="B3/S23", origin=(-4, 9), name="n"), "rle")
+    header, body = text.split("x = ", 1)[0], "x = " + text.split("x = ", 1)[1]
+    variants = [text, header + "x = 3, y = 2\n" + body.split("\n", 1)[1],  # a header too small
+                body.split("\n", 1)[1], text.replace("$", "$\n  "), text.replace("!", "!junk 3q")]
+    for variant in variants:
+        got = tensorca.loads(variant, "rle")
+        assert got == run_by_run(variant) and got.origin == run_by_run(variant).origin
+    assert rle_bulk.read_two_state_body(body.split("\n", 1)[1], None, 10**9) is not None  # really the fast path
+
+
+@pytest.mark.parametrize("body", ["3A!", "12 o!", "2\no!", "0o!", "3o2", "1234567890o!", "2bo$x!", "o."])
+def test_rle_bodies_the_bulk_reader_leaves_to_the_careful_one(body):
+    from tensorca.io import rle_bulk
+
+    assert rle_bulk.read_two_state_body(body, None, 10**9) is None
+
+
+def test_rle_budget_errors_still_say_where():
+    from tensorca.errors import PatternError
+
+    with pytest.raises(PatternError, match="cell budget") as info:
+        tensorca.loads("x = 2, y = 2\n5000o$5000o!", "rle", max_cells=1000)
+    assert info.value.line == 2

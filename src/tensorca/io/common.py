@@ -18,6 +18,8 @@ _INT = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: int() would also take "Ù
 # A line's first non-blank character and the rest of its line; Golly's line endings are \r\n, \r and
 # \n (not str.splitlines, which also breaks at form feeds etc.).
 _NONBLANK = re.compile(r"\S[^\r\n]*")
+#: A line's text from its first non-blank character (shared by the readers that skip blank lines).
+NONBLANK = _NONBLANK
 
 
 def parse_rule_in_file(

@@ -74,7 +74,7 @@ from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, resolve_max_cells
-from .common import check_writable_states, iter_lines, metadata_lines, parse_int, parse_rule_in_file
+from .common import NONBLANK, check_writable_states, iter_lines, metadata_lines, parse_int, parse_rule_in_file
 from .mc_bulk import read_two_state_body
 from .mc_tree import NodeTable, records, root_box
 
@@ -180,16 +180,17 @@ def read_macrocell(text: str, *, source: str | None = None, max_cells: int | Non
 
 def _body_start(text: str) -> int:
     """Offset of the first node line of ``text``: past the ``[M2]`` line and the ``#`` and blank
-    lines after it (``len(text)`` when there is none)."""
-    pos = 0
-    while pos < len(text):
-        stop = text.find("\n", pos)
-        stop = len(text) if stop < 0 else stop + 1
-        line = text[pos:stop].strip()
-        if pos and line and not line.startswith("#"):
-            return pos
-        pos = stop
-    return pos
+    lines after it (``len(text)`` when there is none); blank lines skipped by a C-level search."""
+    end, first = 0, True
+    for m in NONBLANK.finditer(text):
+        start = max(text.rfind("\n", end, m.start()), text.rfind("\r", end, m.start()), end - 1) + 1
+        end = m.end()
+        if first:
+            first = False
+            continue
+        if not text.startswith("#", start):
+            return start
+    return len(text)
 
 
 def _universe(tree: NodeTable, root: int, rule: Any, topology: Topology) -> Any:

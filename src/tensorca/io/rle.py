@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -40,7 +39,16 @@ from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
 from .budget import check_area, check_extent, resolve_max_cells
-from .common import check_writable_states, int_fields, iter_lines, metadata_lines, parse_int, parse_rule_in_file
+from .common import (
+    NONBLANK,
+    check_writable_states,
+    int_fields,
+    iter_lines,
+    metadata_lines,
+    parse_int,
+    parse_rule_in_file,
+)
+from .rle_bulk import fill_runs, read_two_state_body
 
 #: Longest line :func:`write_rle` emits (Golly's limit).
 MAX_LINE = 70
@@ -339,6 +347,12 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
     (or a wrong) header is read a second time, into the shape the first pass found.
     """
     budget = resolve_max_cells(max_cells)
+    body = _body_offset(text)
+    prelude = _RleReader(source, budget)
+    prelude.read(text[:body])  # '#' lines and the header: metadata, rule, size
+    cells = read_two_state_body(text[body:], prelude.header, budget) if body < len(text) else None
+    if cells is not None:  # a plain two-state body, read in bulk
+        return Pattern(cells=cells, **prelude.fields)
     reader = _RleReader(source, budget)
     reader.read(text)
     result = reader.finish()
@@ -349,37 +363,21 @@ def read_rle(text: str, *, source: str | None = None, max_cells: int | None = No
     return result  # type: ignore[return-value]
 
 
-def fill_runs(
-    cells: np.ndarray, ys: Sequence[int], xs: Sequence[int], ns: Sequence[int], states: Sequence[int]
-) -> None:
-    """Set ``cells[y, x : x + n] = state`` for every run, in place (``cells``: ``(H, W)`` ``uint8``).
-
-    The runs are int sequences or typed arrays (``array('q')``, ``array('B')``). Short runs are
-    scattered in vectorised chunks (one flat index per cell, at most 2**22 cells at a time);
-    long runs are written as slices.
-    """
-    if not len(ys):
-        return
-    width = cells.shape[1]
-    flat = cells.reshape(-1)
-    y = np.asarray(ys, dtype=np.int64)
-    x = np.asarray(xs, dtype=np.int64)
-    n = np.asarray(ns, dtype=np.int64)
-    s = np.asarray(states, dtype=np.uint8)
-    long = n > 256
-    for i in np.flatnonzero(long).tolist():
-        start = int(y[i] * width + x[i])
-        flat[start : start + int(n[i])] = s[i]
-    short = ~long
-    y, x, n, s = y[short], x[short], n[short], s[short]
-    chunk = 1 << 14  # runs per chunk: at most 2**22 cells of int64 indices at a time
-    for lo in range(0, n.size, chunk):
-        cn = n[lo : lo + chunk]
-        starts = y[lo : lo + chunk] * width + x[lo : lo + chunk]
-        total = int(cn.sum())
-        offsets = np.cumsum(cn) - cn  # where each run begins in the expanded index
-        index = np.repeat(starts - offsets, cn) + np.arange(total, dtype=np.int64)
-        flat[index] = np.repeat(s[lo : lo + chunk], cn)
+def _body_offset(text: str) -> int:
+    """Offset of the first body line of ``text`` (past blank lines, ``#`` lines and the header, as
+    :meth:`_RleReader.read` tells them apart); ``len(text)`` when there is none. Blank lines are
+    skipped by a C-level regex search, not one Python step each."""
+    end, in_header = 0, True
+    for m in NONBLANK.finditer(text):
+        start = max(text.rfind("\n", end, m.start()), text.rfind("\r", end, m.start()), end - 1) + 1
+        line = text[start : m.end()]
+        end = m.end()
+        if line.startswith("#"):
+            continue
+        if not (in_header and is_header_line(line)):
+            return start
+        in_header = False
+    return len(text)
 
 
 def _comment_line(line: str, lineno: int, source: str | None) -> tuple[str, Any]:
