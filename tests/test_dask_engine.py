@@ -370,9 +370,9 @@ def test_a_pattern_on_a_grid_larger_than_memory_is_placed_lazily(tmp_path):
 
     path, pattern = _pattern_file(tmp_path)
     args = build_parser().parse_args(["run", str(path), "--dask", "--topology", ":T200000,200000", "--gens", "1"])
-    state, rule, topology, _, generation = dask_run.starting_state(args, 4096)
+    state, rule, topology, _, generation, seed = dask_run.starting_state(args, 4096)
     assert isinstance(state, da.Array) and state.shape == (200000, 200000) and state.dtype == np.uint8
-    assert generation == 0
+    assert generation == 0 and seed == 0
     assert state.chunksize == (4096, 4096) and topology == Topology.torus(200000, 200000)
     corner = state[:8, :8].compute()
     assert np.array_equal(corner[:6, :7], pattern.cells) and corner[6:].sum() == 0 and corner[:, 7:].sum() == 0

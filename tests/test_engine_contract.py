@@ -175,12 +175,17 @@ def test_golden_case(engine_on, target, case):
         assert trace == case["population_trace"]
 
 
+#: Engines that run only rules the cases above do not hold (rule files Golly ships and tensorca may
+#: not), and the test module that checks them against Golly's own results instead.
+GOLDEN_ELSEWHERE = {"margolus": "tests/test_margolus_golly.py"}
+
+
 def test_every_engine_meets_golden_cases():
     """Each engine here is checked against Golly on at least two cases (the list above is not empty by accident)."""
     counted = {name: 0 for name, _, _ in TARGETS}
     for param in _golden_params():
         counted[param.values[0][0]] += 1
-    assert "numpy" in counted and all(n >= 2 for n in counted.values()), counted
+    assert "numpy" in counted and all(n >= 2 for name, n in counted.items() if name not in GOLDEN_ELSEWHERE), counted
 
 
 # -- (b) and (c): parity with the reference, or a loud refusal ---------------------------------------
@@ -198,6 +203,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "hrot-weighted": ("R1,C0,S1,B2,NW0810080a850a081008", "R1,C4,S1,B2,NW123401323,012A",
                       "R2,C0,S2-7,B3-5,NW11A1112221A2F2A1222111A11", "R2,C3,S2-9,B3-6,NG"),
     "wolfram": ("W30", "W90", "W110"),
+    # drawn from the default clock (seed 0, generation 0): tests/test_stochastic.py tries others
+    "stochastic": ("B3/S23:pb=0.9,ps=0.8", "B36/S23:async=0.5", "B2ce3ai/S23-k:pb=0.7,ps=0.6,async=0.8",
+                   "345/2/4:ps=0.7", "DK:p1=0.6,p2=0.8", "ForestFire:p=0.1,f=0.05", "SIR:beta=0.4,gamma=0.2"),
 }
 KINDS = ("torus", "plane", "shifted-torus", "klein", "cross", "sphere")
 #: (H, W): odd and non-square, one row, one column, one cell, and an even pair for shifted Klein bottles.
@@ -294,6 +302,8 @@ def test_input_is_never_modified(engine_on, target, kind):
 def test_zero_generations_returns_a_copy(engine_on, target):
     """Equal cells in a new array: writing to the result leaves the input alone."""
     engine, device = engine_on
+    if engine.name in GOLDEN_ELSEWHERE:
+        pytest.skip(f"{engine.name} runs none of these rules: {GOLDEN_ELSEWHERE[engine.name]} checks it")
     topology = Topology.torus(13, 7)
     rule = first_supported(engine, topology, ("B3/S23", "345/2/4", "R2,C0,M1,S3..8,B4..6,NM"))
     cells = soup("zero", (2, 7, 13), rule.n_states)

@@ -8,6 +8,7 @@ Public API::
     later = tensorca.run(pattern, generations=300)     # same kind of object back; backend="auto"
     grid = tensorca.run(numpy_grid, "B3/S23", 100)     # an array is a torus of its own shape
     history = tensorca.elementary(30, row, 64)         # 1-D Wolfram rules, all 256
+    stable = tensorca.stabilize(heights, "sandpile")   # Abelian sandpiles; tensorca.sandpile.identity(n)
 
 Frameworks other than NumPy (PyTorch, Numba, Triton) are imported only when an engine that
 needs them is chosen. A new engine is one call: ``tensorca.register_lazy(tensorca.EngineInfo(...))``.
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 #: Where each public name lives: ``name -> submodule`` (relative to this package).
 _LAZY: dict[str, str] = {
     "elementary": ".elementary",
+    "domany_kinzel": ".elementary",
     **dict.fromkeys(("EngineCost", "EngineInfo", "engine_names", "get_engine", "register", "register_lazy"),
                     ".engines"),
     **dict.fromkeys(("CheckpointError", "EngineError", "GridError", "MemoryBudgetError", "MissingDependencyError",
@@ -37,6 +39,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("dumps", "load", "loads", "save"), ".io"),
     "Pattern": ".pattern",
     "random_soup": ".random_grids",
+    "stabilize": ".sandpile",
     "parse_rule": ".rules",
     "parse_spec": ".rules",
     **dict.fromkeys(("Population", "explain", "resume", "run"), ".simulate"),
@@ -104,6 +107,7 @@ __all__ = [
     "TopologyError",
     "UsageError",
     "bench",
+    "domany_kinzel",
     "dumps",
     "elementary",
     "engine_names",
@@ -121,6 +125,7 @@ __all__ = [
     "run",
     "soup_census",
     "save",
+    "stabilize",
     "show",
     "verify",
 ]

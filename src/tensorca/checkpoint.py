@@ -10,7 +10,8 @@ A checkpoint is one NumPy ``.npz`` file (no pickle anywhere) holding two arrays:
   ``"pattern"``), ``batched`` (the input was ``(B, H, W)``), the canonical ``rule`` (and, for a
   rule defined by a Golly rule file, ``rule_text``: the file itself, so a resume needs no file), the
   ``topology`` (kind, width, height), ``generation``, ``origin`` ``[x, y]`` (patterns), the
-  pattern's ``name`` and ``comments``, ``engine`` and ``tensorca_version``.
+  pattern's ``name`` and ``comments``, ``engine`` and ``tensorca_version``; for a stochastic
+  rule, the run's ``seed`` (:func:`tensorca.resume` continues with it, so the draws go on exactly).
 
 Writes go to a temporary file in the same directory, are flushed and ``fsync``-ed, then renamed
 over the target (and the directory is synced), so a crash leaves either the old checkpoint or the
@@ -64,6 +65,8 @@ class Checkpoint:
     topology: Topology
     generation: int
     manifest: dict
+    #: The run's seed when its rule is stochastic (None otherwise).
+    seed: int | None = None
 
 
 def _topology_json(topology: Topology) -> dict:
@@ -105,8 +108,9 @@ def _int_field(data: dict, key: str, minimum: int, where: str = "") -> int:
 
 
 def manifest_for(state_kind: str, rule: Rule, topology: Topology, generation: int, *, batched: bool = True,
-                 origin: tuple[int, int] | None = None, pattern: Pattern | None = None, engine: str = "") -> dict:
-    """The JSON manifest of a checkpoint (see the module docstring)."""
+                 origin: tuple[int, int] | None = None, pattern: Pattern | None = None, engine: str = "",
+                 seed: int | None = None) -> dict:
+    """The JSON manifest of a checkpoint (see the module docstring); ``seed`` is kept for a stochastic rule."""
     from . import __version__
 
     manifest = {
@@ -120,6 +124,8 @@ def manifest_for(state_kind: str, rule: Rule, topology: Topology, generation: in
         "engine": engine,
         "tensorca_version": __version__,
     }
+    if seed is not None and rule.compile().stochastic:
+        manifest["seed"] = int(seed)
     definition = rule_definition(rule)
     if definition is not None:
         manifest["rule_text"] = definition
@@ -256,6 +262,9 @@ def _checkpoint_from(cells: np.ndarray, manifest: dict) -> Checkpoint:
     kind, batched = manifest.get("kind", "grid"), manifest.get("batched", True)
     if kind not in ("grid", "pattern") or not isinstance(batched, bool):
         raise CheckpointError(f"manifest 'kind' {kind!r} / 'batched' {batched!r} are not grid/pattern and a bool")
+    seed = manifest.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not -(2**63) <= seed < 2**64):
+        raise CheckpointError(f"manifest 'seed' must be an integer of at most 64 bits, got {seed!r}")
     _check_values(cells, rule)
     channels = rule.state_space.channels  # a multi-channel rule's cells are (B, C, H, W)
     if cells.ndim != (3 if channels is None else 4) or (channels is not None and cells.shape[1] != channels):
@@ -267,11 +276,11 @@ def _checkpoint_from(cells: np.ndarray, manifest: dict) -> Checkpoint:
         raise CheckpointError(f"a pattern holds one (H, W) plane, not the channels of rule {rule.canonical()!r}")
     if kind == "pattern":
         return Checkpoint(_pattern_from(cells[0], manifest, rule, topology, generation), rule, topology, generation,
-                          manifest)
+                          manifest, seed)
     if not topology.bounded or topology.shape != cells.shape[-2:]:
         raise CheckpointError(f"cells of shape {cells.shape} do not fit topology {topology}")
     state = cells if batched else cells[0]
-    return Checkpoint(state=state, rule=rule, topology=topology, generation=generation, manifest=manifest)
+    return Checkpoint(state=state, rule=rule, topology=topology, generation=generation, manifest=manifest, seed=seed)
 
 
 def _check_values(cells: np.ndarray, rule: Rule) -> None:

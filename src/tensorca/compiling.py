@@ -45,6 +45,7 @@ _KINDS = (
     ("tensorca.engines.bitpack", "bit-packed CPU kernels"),
     ("tensorca.engines.row_packing", "bit-packed CPU kernels"),
     ("tensorca.engines.streaming", "bit-packed CPU kernels"),
+    ("tensorca.margolus", "Margolus block kernels"),
 )
 
 _lock = threading.Lock()

@@ -176,8 +176,11 @@ def rule_class(rule: Rule) -> tuple[str, float]:
     ``ltl`` (counts over a range-r window; scale = mask rows / 11, times the mask counts a weighted
     neighbourhood needs: one per distinct weight and weighted state); ``tree`` (rule tables),
     ``super`` (Super/History), ``fft`` (Lenia; multi-channel Lenia scaled by its transformed planes / 2);
-    ``other`` for kinds the model does not know."""
+    ``stochastic`` (noisy, asynchronous and other random rules: their draws dominate); ``other`` for
+    kinds the model does not know."""
     spec = rule.compile()
+    if spec.stochastic:
+        return "stochastic", 1.0
     perceive = spec.perceive
     if perceive.kind == "index3x3":
         if spec.decay:
@@ -318,10 +321,11 @@ def predict(
     parts["per_call"] = calls * (c.call_s + cells * c.call_cell_s)
     parts["per_generation"] = generations * c.gen_s * c.gen_factor(family)
     ltl_scale = scale if family == "ltl" else 1.0
-    if c.lanes is not None and rule.n_states == 2 and c.lanes((batch, height, width)):  # a grid per bit lane
+    layouts = family != "stochastic"  # bit lanes and tiles run deterministic rules only
+    if layouts and c.lanes is not None and rule.n_states == 2 and c.lanes((batch, height, width)):  # a grid a lane
         lane_cells = -(-batch // c.lane_width) * c.lane_width * height * width
         parts["compute"] = generations * lane_cells * c.lane_cell_s * c.cell_factor(family) * ltl_scale
-    elif c.tiles is not None and rule.n_states == 2 and c.tiles((batch, height, width)):  # 64 tiles a grid
+    elif layouts and c.tiles is not None and rule.n_states == 2 and c.tiles((batch, height, width)):  # 64 tiles
         parts["compute"] = generations * cells * c.tile_cell_s * c.cell_factor(family) * ltl_scale
     else:
         parts["compute"] = generations * cells * c.cell_s * c.cell_factor(family) * ltl_scale

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from .arrays import is_tensor
-from .engines.base import Engine
+from .engines.base import Engine, advance_engine
 from .errors import UsageError
+from .randomness import Clock
 from .rules.base import Rule
 from .topology import Topology
 
@@ -115,15 +116,17 @@ class Samples:
 
 
 def advance_observed(engine: Engine, cells: Any, rule: Rule, topology: Topology, k: int,
-                      observer: Population | None, gen0: int) -> tuple[Any, list[int], Any]:
-    """Advance ``k`` generations from absolute generation ``gen0``; also the populations sampled."""
+                     observer: Population | None, gen0: int, clock: Clock | None = None) -> tuple[Any, list[int], Any]:
+    """Advance ``k`` generations from absolute generation ``gen0``; also the populations sampled.
+    ``clock``: a stochastic rule's draws at ``gen0`` (:class:`~tensorca.randomness.Clock`)."""
+    stochastic = clock is not None and rule.compile().stochastic
     if observer is None or k == 0:
-        return engine.advance(cells, rule, topology, k), [], None
+        return advance_engine(engine, cells, rule, topology, k, clock), [], None
     wanted = [g for g in range(gen0 + 1, gen0 + k + 1) if g % observer.every == 0]
     # an engine's own observed loop counts non-zero cells; continuous rules report mass instead
     observed = getattr(engine, "advance_observed", None) if rule.state_space.discrete else None
     if observed is not None:
-        out, pop = observed(cells, rule, topology, k)  # (k + 1, B) on the device
+        out, pop = observed(cells, rule, topology, k, clock=clock) if stochastic else observed(cells, rule, topology, k)
         if not wanted:
             return out, [], None
         if len(wanted) == k:
@@ -132,11 +135,11 @@ def advance_observed(engine: Engine, cells: Any, rule: Rule, topology: Topology,
         return out, wanted, pop[first :: observer.every]
     values, done, cur = [], gen0, cells
     for target in wanted:
-        cur = engine.advance(cur, rule, topology, target - done)
+        cur = advance_engine(engine, cur, rule, topology, target - done, clock.later(done - gen0) if clock else None)
         done = target
         values.append(population_counts(cur))
     if done < gen0 + k:
-        cur = engine.advance(cur, rule, topology, gen0 + k - done)
+        cur = advance_engine(engine, cur, rule, topology, gen0 + k - done, clock.later(done - gen0) if clock else None)
     if not values:
         return cur, [], None
     if is_tensor(values[0]):

@@ -38,6 +38,8 @@ This is a hash for reproducible simulation, not for cryptography.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -246,6 +248,171 @@ def uniform_cells_torch(seed: int, generation: int, shape: tuple[int, int], *, d
     return values if dtype is None else values.to(dtype)
 
 
-__all__ = ["P_BITS", "bernoulli_cells", "bernoulli_cells_torch", "bernoulli_words", "bernoulli_words_torch",
-           "fmix", "mask_digits", "quantize", "stream_key", "uniform_cells", "uniform_cells_torch", "words",
+# -- what engines draw with: a batch of grids, cells at absolute coordinates ----------------------
+#
+# Everything below is built on the function above (the same bits): engines running a stochastic rule
+# draw for a ``(B, H, W)`` batch whose grid ``b`` is grid ``clock.grid + b`` of the run and whose cell
+# ``[r, c]`` sits at absolute ``clock.origin + (r, c)`` (reduced modulo ``clock.period`` on a piece of
+# a torus), so that chunks, batches and resumed runs draw what one whole run draws.
+
+
+@dataclasses.dataclass(frozen=True)
+class Clock:
+    """When and where an engine call draws (:mod:`tensorca.rules.stochastic`'s rules).
+
+    ``seed``: the run's seed. ``generation``: the absolute generation number of the cells the engine
+    is given; the step from generation ``t`` to ``t + 1`` draws with ``generation = t``. ``grid``: the
+    run's index of the first grid of the batch (grid ``b`` of the batch is ``grid + b``). ``origin``:
+    the absolute ``(y, x)`` of cell ``[0, 0]`` (a bounded grid run whole: ``(0, 0)``; a Dask chunk with
+    its halo, the unbounded plane's growing array: where they sit). ``period``: ``(H, W)`` of the torus
+    a piece belongs to, so that its halo cells wrap to the coordinates they stand for; None elsewhere.
+    """
+
+    seed: int = 0
+    generation: int = 0
+    grid: int = 0
+    origin: tuple[int, int] = (0, 0)
+    period: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        check_seed(self.seed)
+        for name in ("generation", "grid"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise UsageError(f"randomness: {name} must be an integer, got {value!r}")
+
+    def later(self, generations: int = 0, grids: int = 0) -> Clock:
+        """This clock ``generations`` later, for the batch starting ``grids`` grids further on."""
+        return dataclasses.replace(self, generation=int(self.generation) + int(generations),
+                                   grid=int(self.grid) + int(grids))
+
+    def coordinates(self, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Absolute row and column coordinates (int64 ``(H,)``, ``(W,)``) of an ``(H, W)`` window."""
+        y0, x0 = (int(v) for v in self.origin)
+        ys = np.arange(y0, y0 + int(height), dtype=np.int64)
+        xs = np.arange(x0, x0 + int(width), dtype=np.int64)
+        if self.period is not None:
+            ys %= int(self.period[0])
+            xs %= int(self.period[1])
+        return ys, xs
+
+    def aligned(self, height: int, width: int) -> bool:
+        """True when column ``64 k + j`` of an ``(H, W)`` window is bit ``j`` of Bernoulli block ``x0 / 64 + k``
+        on every row (what a bit-packed engine's words are): ``x0`` a multiple of 64 and no wrap inside."""
+        y0, x0 = (int(v) for v in self.origin)
+        if x0 % WORD:
+            return False
+        if self.period is None:
+            return True
+        return 0 <= y0 and y0 + height <= self.period[0] and 0 <= x0 and x0 + width <= self.period[1]
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as an int (any integer; reduced modulo 2^64 by the hash), else UsageError."""
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise UsageError(f"seed must be an integer, got {seed!r}")
+    return int(seed)
+
+
+def key_prefix(seed: int, generation: int, draw: int) -> int:
+    """``stream_key(seed, generation, draw, grid) == fmix(key_prefix(seed, generation, draw) ^ grid)``."""
+    key = fmix(int(seed) ^ K0)
+    for value in (generation, draw):
+        key = fmix(key ^ (int(value) & MASK64))
+    return key
+
+
+def grid_keys(seed: int, generation: int, draw: int, grids: np.ndarray) -> np.ndarray:
+    """``stream_key(seed, generation, draw, g)`` for every grid index ``g`` of ``grids``: uint64."""
+    with np.errstate(over="ignore"):
+        return _fmix_np(np.uint64(key_prefix(seed, generation, draw)) ^ _u64(grids))
+
+
+def uniform_threshold(p: float) -> int:
+    """The integer ``T`` with ``u < p`` exactly when ``(word >> 11) < T`` (``u`` a uniform draw): ``ceil(p 2^53)``.
+
+    Comparing integers keeps the decision exact on every device (no float64 needed)."""
+    if not isinstance(p, (int, float, np.floating, np.integer)) or isinstance(p, bool) or not 0.0 <= float(p) <= 1.0:
+        raise UsageError(f"randomness: a probability must be a number from 0 to 1, got {p!r}")
+    return math.ceil(float(p) * (1 << 53))
+
+
+def block_plan(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For absolute columns ``xs``: the distinct 64-cell blocks they fall in, each column's index
+    into those blocks, and its bit in the block's word (``(blocks, column, bit)``, int64)."""
+    blocks = np.unique(xs // WORD)
+    return blocks, np.searchsorted(blocks, xs // WORD).astype(np.int64), (xs % WORD).astype(np.int64)
+
+
+def _words_batch(keys: np.ndarray, ys: np.ndarray, cs: np.ndarray) -> np.ndarray:
+    """:func:`words` for every key of ``keys`` (uint64 ``(B,)``): uint64 ``(B, len(ys), len(cs))``."""
+    with np.errstate(over="ignore"):
+        rows = _fmix_np(keys[:, None] ^ (_u64(ys) * np.uint64(G1))[None, :])
+        cols = (_u64(cs) + np.uint64(1)) * np.uint64(G2)
+        return _fmix_np(rows[:, :, None] ^ cols[None, None, :])
+
+
+def bernoulli_batch(keys: np.ndarray, p: float, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """Bernoulli(``p``) cells of the grids keyed ``keys`` (uint64 ``(B,)``, :func:`grid_keys`) at
+    absolute rows ``ys`` and columns ``xs``: bool ``(B, len(ys), len(xs))``, the bits of :func:`bernoulli_cells`."""
+    q = quantize(p)
+    shape = (len(keys), len(ys), len(xs))
+    if q <= 0:
+        return np.zeros(shape, bool)
+    if q >= 1 << P_BITS:
+        return np.ones(shape, bool)
+    blocks, column, bit = block_plan(xs)
+    base = _u64(blocks) * np.uint64(WORD)
+    mask = np.zeros((len(keys), len(ys), len(blocks)), np.uint64)
+    for i, digit in enumerate(mask_digits(q)):
+        r = _words_batch(keys, ys, base + np.uint64(i))
+        mask = (r | mask) if digit else (r & mask)
+    return ((mask[:, :, column] >> bit.astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def uniform_bits_batch(keys: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """``word(y, x) >> 11`` (the 53 bits of a uniform draw) of the grids keyed ``keys`` at absolute
+    ``ys`` x ``xs``: uint64 ``(B, len(ys), len(xs))``; ``u < p`` is ``bits < uniform_threshold(p)``."""
+    return _words_batch(keys, ys, xs) >> np.uint64(11)
+
+
+def grid_keys_torch(seed: int, generation: int, draw: int, grids: Any) -> Any:
+    """:func:`grid_keys` on an int64 tensor of grid indices (any device; no host synchronisation)."""
+    return _fmix_torch(grids ^ _signed(key_prefix(seed, generation, draw)))
+
+
+def _words_batch_torch(keys: Any, ys: Any, cs: Any) -> Any:
+    rows = _fmix_torch((ys * _signed(G1))[None, :] ^ keys[:, None])
+    cols = (cs + 1) * _signed(G2)
+    return _fmix_torch(rows[:, :, None] ^ cols[None, None, :])
+
+
+def bernoulli_batch_torch(keys: Any, p: float, ys: Any, blocks: Any, column: Any, bit: Any) -> Any:
+    """:func:`bernoulli_batch` on int64 tensors (``blocks, column, bit`` from :func:`block_plan`, on the
+    keys' device): bool ``(B, len(ys), len(column))``, the same bits."""
+    import torch
+
+    q = quantize(p)
+    shape = (int(keys.numel()), int(ys.numel()), int(column.numel()))
+    if q <= 0:
+        return torch.zeros(shape, dtype=torch.bool, device=keys.device)
+    if q >= 1 << P_BITS:
+        return torch.ones(shape, dtype=torch.bool, device=keys.device)
+    base = blocks * WORD
+    mask = None
+    for i, digit in enumerate(mask_digits(q)):
+        r = _words_batch_torch(keys, ys, base + i)
+        mask = r if mask is None else ((r | mask) if digit else (r & mask))  # the first digit is 1: r | 0
+    return ((mask[:, :, column] >> bit) & 1).to(torch.bool)
+
+
+def uniform_bits_batch_torch(keys: Any, ys: Any, xs: Any) -> Any:
+    """:func:`uniform_bits_batch` on int64 tensors: int64 ``(B, len(ys), len(xs))``, the same values."""
+    return _shr(_words_batch_torch(keys, ys, xs), 11)
+
+
+__all__ = ["P_BITS", "Clock", "bernoulli_batch", "bernoulli_batch_torch", "bernoulli_cells", "bernoulli_cells_torch",
+           "bernoulli_words", "bernoulli_words_torch", "block_plan", "check_seed", "fmix", "grid_keys",
+           "grid_keys_torch", "key_prefix", "mask_digits", "quantize", "stream_key", "uniform_bits_batch",
+           "uniform_bits_batch_torch", "uniform_cells", "uniform_cells_torch", "uniform_threshold", "words",
            "words_torch"]

@@ -15,6 +15,7 @@ in one engine call, crop to the bounding box, and repeat; the origin tracks the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +23,13 @@ import numpy as np
 
 from .arrays import like_input, to_engine
 from .crop import crop
-from .engines.base import Engine
+from .engines.base import Engine, advance_engine
 from .errors import MemoryBudgetError, TopologyError, UsageError
 from .rules.base import Rule
 from .topology import Topology
 
 if TYPE_CHECKING:  # pragma: no cover - the plan imports this module
+    from .randomness import Clock
     from .simulate.plan import RunPlan
 
 #: Generations per engine call: larger chunks mean fewer pads and crops but a wider margin.
@@ -44,12 +46,15 @@ def advance_unbounded(
     generations: int,
     on_chunk: Callable[[int], None] | None = None,
     device: str | None = None,
+    clock: Clock | None = None,
 ) -> tuple[np.ndarray, tuple[int, int]]:
     """Advance ``(B, H, W)`` uint8 ``cells`` whose [0, 0] sits at ``origin`` on the infinite plane.
 
     Returns the cells cropped to their bounding box (shape ``(B, 0, 0)`` when everything died)
     and the new origin. ``on_chunk(k)`` is called after every ``k`` generations done. The
     engine runs on ``device`` (torch engines); padding and cropping happen on the host.
+    ``clock``: a stochastic rule's draws at the first generation; each chunk draws at the plane's
+    absolute coordinates (``origin``), so the margins never change what is drawn.
     """
     spec = rule.compile()
     if spec.births_from_nothing:
@@ -71,7 +76,10 @@ def advance_unbounded(
         cells = np.pad(cells, ((0, 0), (margin, margin), (margin, margin)))
         origin = (origin[0] - margin, origin[1] - margin)
         plane = Topology.plane(cells.shape[2], cells.shape[1])
-        result = engine.advance(to_engine(cells, engine.array_module, device), rule, plane, k)
+        here = clock.later(done) if clock is not None else None
+        if here is not None:
+            here = dataclasses.replace(here, origin=(origin[1], origin[0]))  # origin is (x, y); a clock's (y, x)
+        result = advance_engine(engine, to_engine(cells, engine.array_module, device), rule, plane, k, here)
         cells = like_input(result, cells)
         cells, origin = crop(cells, origin, copy=True)
         done += k

@@ -81,8 +81,11 @@ def check_options(args: argparse.Namespace) -> None:
             raise UsageError("--topology cannot change a store's topology; --resume keeps it")
     elif (args.file is None) == (args.soup is None):
         raise UsageError("give either a pattern FILE or --soup WIDTHxHEIGHT (or --resume STORE.zarr)")
-    if args.file is not None and (args.batch, args.density, args.seed) != (None, None, None):
-        raise UsageError("--batch, --density and --seed apply to --soup only")
+    if args.file is not None and (args.batch, args.density) != (None, None):
+        raise UsageError("--batch and --density apply to --soup only")
+    if args.resume is not None and args.seed is not None:
+        raise UsageError("--seed applies to --soup or to a FILE with a stochastic rule; --resume continues the "
+                         "store's own seed")
     if args.store is not None:
         if not str(args.store).lower().endswith(".zarr"):
             raise UsageError(f"--store {args.store}: a zarr store's name ends in .zarr")
@@ -110,7 +113,7 @@ def cmd(args: argparse.Namespace) -> int:
     chunks = args.chunks or (STORE_CHUNKS if store else CHUNKS)
     engine = get_engine("dask").with_options(chunks=chunks, inner=args.inner)
     with connect(args.workers, args.scheduler, memory_limit=args.worker_memory) as client:
-        state, rule, topology, label, generation = starting_state(args, chunks)
+        state, rule, topology, label, generation, seed = starting_state(args, chunks)
         dims = (1, *state.shape) if state.ndim == 2 else tuple(state.shape)
         if args.out and dims[1] * dims[2] > MAX_OUT_CELLS:
             raise UsageError(f"--out writes a pattern file of at most {MAX_OUT_CELLS:,} cells; this grid has "
@@ -123,7 +126,7 @@ def cmd(args: argparse.Namespace) -> int:
             began = time.perf_counter()
             try:
                 result = simulate.run(state, rule, args.gens, backend=engine, topology=topology, progress=progress,
-                                      checkpoint=store, checkpoint_every=every, start_generation=generation)
+                                      checkpoint=store, checkpoint_every=every, start_generation=generation, seed=seed)
             except simulate.Interrupted as stop:
                 say(f"tensorca: interrupted; generation {stop.generation} is in {stop.path} (continue with: "
                     f"tensorca run --resume {stop.path} --gens N)", stderr=True)
@@ -138,8 +141,9 @@ def cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Topology, str, int]:
-    """``(lazy grid, rule, topology, label, generation)``: a store, a soup made chunk by chunk, or a file."""
+def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Topology, str, int, int]:
+    """``(lazy grid, rule, topology, label, generation, seed)``: a store, a soup made chunk by chunk, or a
+    file (``seed``: a stochastic rule's; a soup's own seed, the store's, or ``--seed``/0 for a file)."""
     if args.resume is not None:
         from ..outofcore.store import open_store
 
@@ -147,7 +151,8 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
         if args.rule is not None and resolve(args.rule)[0].canonical() != saved.rule.canonical():
             raise UsageError(f"--rule {args.rule} differs from the store's rule {saved.rule.canonical()}")
         label = f"{os.path.basename(os.path.normpath(args.resume))} (resumed at generation {saved.generation})"
-        return saved.state, saved.rule, saved.topology, label, saved.generation
+        seed = saved.manifest.get("seed")
+        return saved.state, saved.rule, saved.topology, label, saved.generation, seed if isinstance(seed, int) else 0
     if args.soup is not None:
         from ..outofcore.soup import lazy_soup
         from .run import soup_topology
@@ -163,7 +168,7 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
         grid = lazy_soup(height, width, density, seed, batch=args.batch or 1, n_states=rule.n_states, chunks=chunks)
         label = (f"soup {width}x{height}, density {density:g}, seed {seed}" + (f", batch {args.batch}"
                                                                                if args.batch else ""))
-        return (grid if args.batch else grid[0]), rule, topology, label, 0
+        return (grid if args.batch else grid[0]), rule, topology, label, 0, seed
     from .. import io as pattern_io
 
     path = _args.pattern_input(args.file)
@@ -176,7 +181,10 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
     cells = np.asarray(pattern.cells)
     if cells.shape[0] > height or cells.shape[1] > width:
         raise UsageError(f"pattern of {cells.shape[1]}x{cells.shape[0]} cells does not fit {topology}")
-    return _placed(cells.astype(np.uint8), height, width, chunks), rule, topology, os.path.basename(path), 0
+    from .run import rule_seed
+
+    return (_placed(cells.astype(np.uint8), height, width, chunks), rule, topology, os.path.basename(path), 0,
+            rule_seed(args.seed, rule))
 
 
 def _placed(cells: np.ndarray, height: int, width: int, chunks: int) -> Any:

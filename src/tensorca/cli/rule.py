@@ -10,6 +10,7 @@ import argparse
 
 from ..rules import parse_spec
 from ..rules.ruleloader import describe, rule_dirs
+from ..rules.stochastic import describe as describe_draws
 from ._console import rows
 
 
@@ -29,7 +30,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
     lines = [("canonical", rule.canonical() + (topology.suffix() if topology else "")),
              ("family", rule.family),
              ("states", str(rule.n_states)),
-             *describe(rule).items()]
+             *describe(rule).items(),
+             *describe_draws(rule).items()]
     if topology is not None:
         lines.append(("topology", str(topology)))
     rows(lines)  # plain text: this command stays fast without rich

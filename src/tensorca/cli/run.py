@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 #: ``--explain`` warns when auto predicts a run longer than this (seconds).
 LONG_RUN_S = 600.0
 #: Options that shape a random soup: an error with a pattern file or a checkpoint.
-SOUP_ONLY = ("batch", "density", "seed")
+SOUP_ONLY = ("batch", "density")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--soup", type=_args.grid_size, metavar="WxH", help="start from a random soup of this size")
     p.add_argument("--density", type=_args.number(0.0, 1.0), default=None, help="soup density (default 0.5)")
     p.add_argument("--seed", type=_args.integer(0, 2**63 - 1), default=None,
-                   help="soup random seed (default: drawn and printed)")
+                   help="random seed of the soup and of a stochastic rule's draws (B3/S23:pb=0.9, DK:p1=0.6,p2=0.8, "
+                        "...): a soup's is drawn and printed when not given; a FILE with a stochastic rule uses 0")
     p.add_argument("--batch", type=_args.integer(1, 2**31 - 1), default=None,
                    help="run this many soups at once as a (B, H, W) batch")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -97,6 +98,7 @@ class Start:
     topology: str | Topology | None
     label: str
     generation: int = 0  # of an array state resumed from a checkpoint
+    seed: int = 0  # a stochastic rule's draws: the soup's seed, --seed, or the checkpoint's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,7 +145,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                     result = simulate.run(start.state, start.rule_arg, args.gens, backend=decision.backend,
                                           topology=start.topology, device=decision.device, progress=progress,
                                           max_bytes=args.max_bytes, observe=observer, checkpoint=checkpoint,
-                                          checkpoint_every=args.checkpoint_every, start_generation=start.generation)
+                                          checkpoint_every=args.checkpoint_every, start_generation=start.generation,
+                                          seed=start.seed)
             except simulate.Interrupted as stop:
                 say(f"tensorca: interrupted; generation {stop.generation} saved to {stop.path} "
                     f"(continue with: tensorca run --resume {stop.path} --gens N)", stderr=True)
@@ -186,6 +189,9 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--checkpoint FILE.mc holds one pattern; a --soup run checkpoints to FILE.npz")
     if args.resume is not None and args.topology is not None:
         raise UsageError("--topology cannot change a checkpoint's topology; --resume keeps it")
+    if args.resume is not None and args.seed is not None:
+        raise UsageError("--seed applies to --soup or to a FILE with a stochastic rule; --resume continues the "
+                         "checkpoint's own seed")
     _args.check_output(args.out, "pattern", "--out")
     _args.check_output(args.checkpoint, "checkpoint", "--checkpoint")
     if args.resume is not None and args.checkpoint is None and args.checkpoint_every is not None:
@@ -216,8 +222,16 @@ def starting_state(args: argparse.Namespace) -> Start:
         path = _args.pattern_input(args.file)
         pattern = pattern_io.load(path, rules_dir=args.rules_dir)
         rule, _ = resolve(args.rule, fallback=pattern.rule)
-        return Start(pattern, args.rule, rule, args.topology, os.path.basename(path))
+        return Start(pattern, args.rule, rule, args.topology, os.path.basename(path), seed=rule_seed(args.seed, rule))
     return _soup(args)
+
+
+def rule_seed(seed: int | None, rule: Rule) -> int:
+    """The seed of a run from a file: ``--seed`` (refused for a deterministic rule, which draws nothing), else 0."""
+    if seed is not None and not rule.compile().stochastic:
+        raise UsageError(f"--seed applies to --soup or to a stochastic rule (B3/S23:pb=0.9,ps=0.99, DK:p1=0.6,p2=0.8, "
+                         f"...); rule {rule.canonical()} draws nothing")
+    return 0 if seed is None else seed
 
 
 def _resumed(args: argparse.Namespace) -> Start:
@@ -226,7 +240,7 @@ def _resumed(args: argparse.Namespace) -> Start:
         raise UsageError(f"--rule {args.rule} differs from the checkpoint's rule {saved.rule.canonical()}")
     generation = 0 if isinstance(saved.state, Pattern) else saved.generation
     label = f"{os.path.basename(args.resume)} (resumed at generation {saved.generation})"
-    return Start(saved.state, saved.rule, saved.rule, saved.topology, label, generation)
+    return Start(saved.state, saved.rule, saved.rule, saved.topology, label, generation, saved.seed or 0)
 
 
 def _soup(args: argparse.Namespace) -> Start:
@@ -238,7 +252,7 @@ def _soup(args: argparse.Namespace) -> Start:
     state = random_soup(height, width, density, seed, args.batch, n_states=rule.n_states)
     topology = topology or Topology.torus(width, height)
     label = f"soup {width}x{height}, density {density:g}, seed {seed}" + (f", batch {args.batch}" if args.batch else "")
-    return Start(state, rule, rule, topology, label)
+    return Start(state, rule, rule, topology, label, seed=seed)
 
 
 def soup_topology(topology: str, height: int, width: int) -> Topology:
@@ -338,7 +352,8 @@ def run_steps(args: argparse.Namespace, start: Start, checkpoint: str | None, de
     for k in step_sizes(args.gens, args.step):
         state = simulate.run(state, start.rule_arg, k, backend=decision.backend, topology=start.topology,
                              device=decision.device, max_bytes=args.max_bytes, checkpoint=checkpoint,
-                             start_generation=start.generation + done if not isinstance(state, Pattern) else 0)
+                             start_generation=start.generation + done if not isinstance(state, Pattern) else 0,
+                             seed=start.seed)
         done += k
         _print_step(state, start.generation + done)
     return state
@@ -369,6 +384,8 @@ def print_summary(args: argparse.Namespace, start: Start, result: Any, seconds: 
     else:
         final = _array_rows(table, args, start, result)
         cells_per_generation = result.size
+    if start.rule.compile().stochastic:
+        table.add_row("seed", str(start.seed))
     table.add_row("backend", decision.ran())
     running = seconds - compile_s if compile_s < seconds else seconds
     if compile_s >= 0.05:

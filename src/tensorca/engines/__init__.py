@@ -34,6 +34,7 @@ from .registry import (
     unregister,
 )
 from .steps import extra_kinds, register_step
+from .stochastic_steps import runs as stochastic_runs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules.base import Rule
@@ -49,6 +50,8 @@ def runs_kinds(kinds: frozenset[tuple[str, str]], engine: str) -> Callable[[Step
     ``engine`` by a rule family (:mod:`tensorca.engines.steps`)."""
 
     def precheck(spec: StepSpec, topology: Topology) -> bool:
+        if spec.stochastic:  # the stochastic kinds, over a base rule the engine runs (stochastic_steps)
+            return stochastic_runs(spec, lambda base: precheck(base, topology))
         return spec.kinds in kinds or spec.kinds in extra_kinds(engine)
 
     return precheck
@@ -62,9 +65,13 @@ def bitpack_precheck(spec: StepSpec, topology: Topology) -> bool:
 
 
 def bitpack_cpu_precheck(spec: StepSpec, topology: Topology) -> bool:
-    """:func:`bitpack_precheck`, plus Generations rules over any 3x3 table (``bitpack-cpu`` only)."""
+    """:func:`bitpack_precheck`, plus Generations rules over any 3x3 table and noisy two-state ones
+    (``bitpack-cpu`` only)."""
     from . import bitpack_circuit
+    from .stochastic_steps import why_not_bitpack_noisy
 
+    if spec.stochastic:
+        return why_not_bitpack_noisy(spec, topology) is None
     return bitpack_circuit.why_not_bitpack(spec, topology, generations=True) is None
 
 
@@ -81,6 +88,11 @@ def bitpack_kernel_state(engine_name: str) -> Callable[[Rule], str]:
     def kernel_state(rule: Rule) -> str:
         from . import bitpack_circuit
 
+        spec = rule.compile()
+        if spec.stochastic and engine_name == "bitpack-cpu":  # a noisy rule: its base rule's row kernels
+            from .stochastic_steps import noisy_kernel_state
+
+            return noisy_kernel_state(spec)
         return bitpack_circuit.kernel_state(rule, engine_name)
 
     return kernel_state
@@ -97,7 +109,7 @@ register(NumpyEngine(), EngineInfo(
     default_costs={"cpu": EngineCost(call_s=10e-6, gen_s=30e-6, cell_s=5e-9,
                                      family_gen={"table": 1.0, "generations": 1.3, "ltl": 2.0},
                                      family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4, "tree": 33.0,
-                                                  "super": 120.0, "fft": 6.0})},
+                                                  "super": 120.0, "fft": 6.0, "stochastic": 6.0})},
 ))
 # Engines that need an optional framework load on first use (see registry.register_lazy).
 register_lazy(EngineInfo(
@@ -107,15 +119,15 @@ register_lazy(EngineInfo(
         "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
                           family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
                           family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5, "tree": 25.0, "super": 150.0,
-                                      "fft": 10.0}),
+                                      "fft": 10.0, "stochastic": 70.0}),
         # cell_s: the memory floor on an H200, the bytes a cell one eager generation moves
         # (benchmarks/torch_traffic.py: 47 B for B3/S23's count path) over its 4.3 TB/s copy
         # bandwidth; slower GPUs take longer (`tensorca bench --calibrate`). The family factors
         # are the counted ratios: bytes (index path 64 B, Generations 75 B, R5 Larger than Life
         # 102 B) and kernels a generation (12, 23, 15 against 12).
         "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=11e-12, import_s=1.5, transfer_Bps=12e9,
-                           family_gen={"table": 1.0, "generations": 1.9, "ltl": 1.25},
-                           family_cell={"table": 1.36, "generations": 1.6, "ltl": 2.17}),
+                           family_gen={"table": 1.0, "generations": 1.9, "ltl": 1.25, "stochastic": 3.0},
+                           family_cell={"table": 1.36, "generations": 1.6, "ltl": 2.17, "stochastic": 6.0}),
     },
 ))
 register_lazy(EngineInfo(
@@ -134,6 +146,9 @@ register_lazy(EngineInfo(
 # kernels in the same run (load average 0.9, 2026-12-01), so 1.2 s x 1.8 = 2.2 s.
 # bitpack-cpu family "generations" (bitpack_generations): time per generation over B3/S23's, same run,
 # 1024^2 soups, packing included: 0.8 (/2/3) to 2.3 (256 states), 2.1 for 345/2/4 (load average 5).
+# Stochastic rules (family "stochastic": their draws dominate), 512^2 soups, one thread, 2026-12 (2-core
+# EPYC, loaded): NumPy ~30 ns a cell (noisy B3/S23, forest fire, SIR), torch CPU 30-41 ns; bitpack-cpu's
+# noisy word pass at 4096^2 ~0.13 ns a cell with its row kernels; the CUDA factor is an estimate.
 # bitpack-cpu LANE_CELL_S: batches of small grids run one grid per bit lane (bitpack_lanes).
 LANE_CELL_S = 8e-12
 # bitpack-cpu TILE_CELL_S: one grid as 64 lane tiles with temporal blocking (bitpack_tiles.advance_tiled):
@@ -148,7 +163,7 @@ register_lazy(EngineInfo(
                                      compile_s=2.2, load_s=0.12, import_s=0.12,
                                      lanes=use_lanes, lane_cell_s=LANE_CELL_S,
                                      tiles=runs_tiled, tile_cell_s=TILE_CELL_S,
-                                     family_cell={"table": 2.5, "generations": 2.0})},
+                                     family_cell={"table": 2.5, "generations": 2.0, "stochastic": 1.6})},
 ))
 register_lazy(EngineInfo(
     "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
@@ -205,6 +220,23 @@ register_lazy(EngineInfo(
     install="pip install 'tensorca[dask]'", imports="dask", auto=False, preference=90, precheck=dask_precheck,
     default_costs={"cpu": EngineCost(call_s=0.5e-3, call_cell_s=10e-9, gen_s=0.0, cell_s=0.0),
                    "cluster": EngineCost(call_s=5e-3, call_cell_s=35e-9, gen_s=0.0, cell_s=0.0)},
+))
+
+
+def margolus_precheck(spec: StepSpec, topology: Topology) -> bool:
+    """Rule trees that emulate a Margolus block rule (Golly's ``*Margolus*emulated`` files)."""
+    from ..margolus.engine import precheck
+
+    return precheck(spec, topology)
+
+
+# margolus (issue 40): Golly's emulated Margolus rule files decoded and run on the native block kernel
+# (tensorca.margolus.fast; the NumPy block reference without Numba). cell_s: HPP_large (200^2 torus)
+# and TMGas_largeWithHole (432x370 plane), 2,000 generations on the 2-core EPYC: see docs/guide/margolus.md.
+register_lazy(EngineInfo(
+    "margolus", "tensorca.margolus.engine:MargolusEngine", preference=15, precheck=margolus_precheck,
+    default_costs={"cpu": EngineCost(call_s=200e-6, call_cell_s=20e-9, gen_s=20e-6, cell_s=1.5e-9, compile_s=1.5,
+                                     family_cell={"tree": 1.0})},
 ))
 # HashLife (issue 12): native on the unbounded plane; facts and costs in hashlife_info.
 from .hashlife_info import HASHLIFE  # noqa: E402

@@ -14,10 +14,13 @@ How an engine is found, what it needs installed and what it costs are registry f
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rules.base import Rule
 from ..topology import Topology
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..randomness import Clock
 
 
 class Engine(ABC):
@@ -67,4 +70,18 @@ class Engine(ABC):
         same shape, dtype and device, even for 0 generations (a copy); the input is never
         modified. Raises :class:`~tensorca.errors.EngineError` when ``supports(rule, topology)``
         is False (an unknown step-spec kind, or a topology the engine cannot pad).
+
+        An engine that runs stochastic step specs (``spec.stochastic``, :mod:`tensorca.rules.stochastic`)
+        also takes a keyword ``clock`` (a :class:`~tensorca.randomness.Clock`: seed, the absolute
+        generation of ``cells``, the batch's first grid index, origin; None: seed 0, generation 0);
+        callers pass it only for such rules (:func:`advance_engine`), so other engines need not.
         """
+
+
+def advance_engine(engine: Engine, cells: Any, rule: Rule, topology: Topology, generations: int,
+                   clock: Clock | None = None) -> Any:
+    """``engine.advance(...)``, with ``clock=`` when ``rule`` is stochastic and a clock is given (an
+    engine that runs no stochastic rule never sees the keyword)."""
+    if clock is not None and rule.compile().stochastic:
+        return engine.advance(cells, rule, topology, generations, clock=clock)
+    return engine.advance(cells, rule, topology, generations)

@@ -54,6 +54,7 @@ import numpy as np
 from .._numba import numba  # the engine is registered lazily; this import is what it needs
 from ..cpu_load import numba_threads_capped
 from ..errors import EngineError
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..topology import Topology
 from .base import Engine
@@ -82,6 +83,7 @@ from .bitpack_pack import last_word_mask, n_words, unpack
 from .bitpack_tiles import advance_tiled
 from .lanes_layout import runs_tiled, use_lanes
 from .row_packing import pack_alive
+from .stochastic_steps import advance_numpy, why_not_bitpack_noisy
 
 _TEMPLATE_VERSION = "7"
 
@@ -644,16 +646,21 @@ class BitpackCpuEngine(Engine):
         return ["cpu"]
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return why_not_bitpack(rule.compile(), topology, generations=True) is None
+        return _why_not(rule.compile(), topology) is None
 
     def why_unsupported(self, rule: Rule, topology: Topology) -> str:
-        reason = why_not_bitpack(rule.compile(), topology, generations=True)
+        reason = _why_not(rule.compile(), topology)
         return f"engine {self.name!r} cannot run {rule.canonical() or rule!r} on {topology}: {reason or 'supported'}"
 
-    def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int) -> np.ndarray:
+    def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int, *,
+                clock: Clock | None = None) -> np.ndarray:
+        """As :meth:`Engine.advance`; a noisy rule (:mod:`.bitpack_noise`) draws from ``clock``
+        (None: seed 0, generation 0)."""
         spec = rule.compile()
-        if why_not_bitpack(spec, topology, generations=True) is not None:
+        if _why_not(spec, topology) is not None:
             raise EngineError(self.why_unsupported(rule, topology))
+        if spec.stochastic:
+            return _advance_noisy(np.asarray(cells), spec, topology, generations, clock or Clock())
         if spec.decay:  # Generations: an alive plane and a decay counter
             from .bitpack_generations import advance_states
 
@@ -675,6 +682,24 @@ class BitpackCpuEngine(Engine):
         words = pack_alive(cells)
         out = advance_packed(words, width, rule, torus, generations)
         return unpack(out, width)
+
+
+def _why_not(spec, topology: Topology) -> str | None:
+    """Why this engine cannot run ``spec`` on ``topology`` (None: it can)."""
+    if spec.stochastic:
+        return why_not_bitpack_noisy(spec, topology)
+    return why_not_bitpack(spec, topology, generations=True)
+
+
+def _advance_noisy(cells: np.ndarray, spec, topology: Topology, generations: int, clock: Clock) -> np.ndarray:
+    """A noisy rule bit-packed (:mod:`.bitpack_noise`), or on the reference where a piece of a torus
+    wraps its columns inside it (a Dask chunk's halo across the seam)."""
+    from .bitpack_noise import advance_noisy, packs
+
+    _, height, width = cells.shape
+    if not packs(clock, height, width):
+        return advance_numpy(np.asarray(cells, dtype=np.uint8), spec, topology, generations, clock)
+    return advance_noisy(cells, spec.update, topology.kind == "torus", generations, clock)
 
 
 def _specialise_in_background(rule: Rule, table: bytes, shape: tuple[int, ...], topology: Topology) -> bool:

@@ -17,6 +17,10 @@ How a run goes:
 - Shifted tori, Klein bottles, cross-surfaces and spheres glue edges in ways Dask's boundaries cannot
   express, and float (Lenia) cells sum their FFTs in a different order on chunks than on the whole
   grid: both are refused with :class:`~tensorca.errors.EngineError`.
+- A stochastic rule (:mod:`tensorca.rules.stochastic`) draws at each cell's absolute coordinates and
+  grid index: every chunk is given a :class:`~tensorca.randomness.Clock` whose origin is where its
+  padded block sits in the whole grid (halo included; on a torus the coordinates wrap at the grid's
+  size), so a halo cell draws what the cell it copies draws and the chunks compute the one-machine run.
 - ``k`` comes from a small cost model (:func:`exchange_plan`): each exchange costs a task, a copy of
   the padded chunk and an inner-engine call; a larger ``k`` makes exchanges rarer but the halo, which
   is computed and thrown away, wider. ``explain`` says how the time splits.
@@ -43,9 +47,10 @@ import numpy as np
 
 from ..cpu_load import numba_threads
 from ..errors import EngineError, UsageError
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..topology import Topology
-from .base import Engine
+from .base import Engine, advance_engine
 from .registry import get_engine
 
 #: Topology kinds a Dask boundary expresses (unshifted).
@@ -214,24 +219,54 @@ def exchange_plan(rule: Rule, chunks: tuple[tuple[int, ...], ...], generations: 
 # -- one chunk ----------------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class ChunkClocks:
+    """Where each block of one ``map_overlap`` layer sits, for a stochastic rule's draws: ``clock`` is the
+    whole grid's (at this layer's first generation), ``starts`` the first index of every chunk along
+    each axis of ``(B, H, W)``, ``depth`` the halo along H and W, ``wrap`` a torus (periodic halos on
+    every chunk; on a plane the grid's edge chunks have none on their outer side), ``period`` the
+    torus's ``(H, W)``."""
+
+    clock: Clock
+    starts: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+    depth: tuple[int, int]
+    wrap: bool
+    period: tuple[int, int] | None
+
+    def at(self, block_id: tuple[int, int, int]) -> Clock:
+        """The clock of block ``block_id`` (its grid index and the absolute origin of its padded cells)."""
+        ib, iy, ix = block_id
+        origin = []
+        for axis, index in ((1, iy), (2, ix)):
+            start, depth = self.starts[axis][index], self.depth[axis - 1]
+            origin.append(start - depth if (self.wrap or index > 0) else start)
+        y0, x0 = self.clock.origin
+        return dataclasses.replace(self.clock.later(grids=self.starts[0][ib]),
+                                   origin=(y0 + origin[0], x0 + origin[1]), period=self.period)
+
+
 def _advance_block(block: np.ndarray, rule: Rule, generations: int, inner: str,
-                   topology: Topology | None = None) -> np.ndarray:
+                   topology: Topology | None = None, clocks: ChunkClocks | None = None,
+                   block_id: tuple[int, ...] | None = None) -> np.ndarray:
     """``generations`` of ``rule`` on a chunk ``(b, h, w)`` on one thread: a padded chunk as a bounded
-    plane, or a whole grid on its own ``topology``."""
+    plane, or a whole grid on its own ``topology``; ``clocks``: a stochastic rule's draws, by ``block_id``."""
     if block.size == 0 or generations == 0:
         return np.array(block, copy=True)
     topology = topology or Topology.plane(int(block.shape[2]), int(block.shape[1]))
+    clock = clocks.at(block_id) if clocks is not None and block_id is not None else None  # type: ignore[arg-type]
     with one_thread():
-        return run_inner(get_engine(inner), block, rule, topology, generations)
+        return run_inner(get_engine(inner), block, rule, topology, generations, clock)
 
 
-def run_inner(engine: Engine, cells: np.ndarray, rule: Rule, topology: Topology, generations: int) -> np.ndarray:
-    """``engine.advance`` on NumPy cells, through a CPU tensor for a torch engine."""
+def run_inner(engine: Engine, cells: np.ndarray, rule: Rule, topology: Topology, generations: int,
+              clock: Clock | None = None) -> np.ndarray:
+    """``engine.advance`` on NumPy cells, through a CPU tensor for a torch engine (``clock``: a
+    stochastic rule's draws)."""
     if engine.array_module == "torch":
         from ..arrays import to_engine, to_host
 
-        return to_host(engine.advance(to_engine(cells, "torch", "cpu"), rule, topology, generations))
-    return np.asarray(engine.advance(np.ascontiguousarray(cells), rule, topology, generations))
+        return to_host(advance_engine(engine, to_engine(cells, "torch", "cpu"), rule, topology, generations, clock))
+    return np.asarray(advance_engine(engine, np.ascontiguousarray(cells), rule, topology, generations, clock))
 
 
 @contextlib.contextmanager
@@ -361,10 +396,18 @@ class DaskEngine(Engine):
 
     # -- running ------------------------------------------------------------------------------
 
-    def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> Any:
-        """Advance ``(B, H, W)`` cells: NumPy in, NumPy out; a dask array in, a lazy dask array out."""
+    def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int, *,
+                clock: Clock | None = None) -> Any:
+        """Advance ``(B, H, W)`` cells: NumPy in, NumPy out; a dask array in, a lazy dask array out.
+        ``clock``: a stochastic rule's draws (None: seed 0 from generation 0)."""
         if self._why_not_here(rule, topology) is not None:  # the inner engine is checked by the plan
             raise EngineError(self.why_unsupported(rule, topology))
+        if rule.compile().stochastic:
+            clock = clock or Clock()
+            if topology.kind == "torus" and clock.period is None:
+                clock = dataclasses.replace(clock, period=topology.shape)
+        else:
+            clock = None
         lazy = is_dask_array(cells)
         if not lazy:
             cells = np.asarray(cells)
@@ -383,10 +426,11 @@ class DaskEngine(Engine):
         if reps != (1, 1):  # a periodic halo cannot be wider than the grid: run a tiling of it, keep one tile
             height, width = topology.shape
             tiled = (da.tile if lazy else np.tile)(cells, (1, *reps))
-            out = self.advance(tiled, rule, Topology.torus(width * reps[1], height * reps[0]), generations)
+            out = self.advance(tiled, rule, Topology.torus(width * reps[1], height * reps[0]), generations,
+                               clock=clock)  # the tiles' draws wrap at the grid's own period
             return out[:, :height, :width] if lazy else np.ascontiguousarray(out[:, :height, :width])
         if lazy:
-            return advance_lazy(cells.rechunk(plan.chunks), rule, topology, generations, plan)
+            return advance_lazy(cells.rechunk(plan.chunks), rule, topology, generations, plan, clock)
         if plan.single:
             engine = get_engine(plan.inner)
             if not engine.supports(rule, topology):
@@ -394,12 +438,12 @@ class DaskEngine(Engine):
 
                 engine = get_engine(costmodel.choose(rule, topology, shape[0], topology.shape, generations,
                                                      device="cpu").engine)
-            return run_inner(engine, cells, rule, topology, generations)
+            return run_inner(engine, cells, rule, topology, generations, clock)
         grid = from_numpy(cells, plan.chunks)
         done = 0
         while done < generations:  # persist every few exchanges: graphs stay small on long runs
             step = min(generations - done, plan.k * EXCHANGES_PER_PERSIST)
-            grid = advance_lazy(grid, rule, topology, step, plan)
+            grid = advance_lazy(grid, rule, topology, step, plan, clock.later(done) if clock is not None else None)
             done += step
             if done < generations:
                 (grid,) = dask.persist(grid)
@@ -439,14 +483,27 @@ def from_numpy(cells: np.ndarray, chunks: tuple[tuple[int, ...], ...]) -> da.Arr
                      for b in range(len(chunks[0]))])
 
 
-def advance_lazy(grid: da.Array, rule: Rule, topology: Topology, generations: int, plan: ExchangePlan) -> da.Array:
+def advance_lazy(grid: da.Array, rule: Rule, topology: Topology, generations: int, plan: ExchangePlan,
+                 clock: Clock | None = None) -> da.Array:
     """``generations`` of ``rule`` on a lazy ``(B, H, W)`` grid: one ``map_overlap`` layer per exchange
-    (a grid of one chunk a side: one ``map_blocks`` layer on its own topology)."""
+    (a grid of one chunk a side: one ``map_blocks`` layer on its own topology). ``clock``: a stochastic
+    rule's draws at the first generation (each block is given its own, :class:`ChunkClocks`)."""
     meta = np.empty((0, 0, 0), dtype=grid.dtype)
+    starts = tuple(tuple(int(v) for v in np.cumsum((0, *c[:-1]))) for c in plan.chunks)
+    wrap = topology.kind == "torus"
+
+    def clocks(at: int, depth: tuple[int, int]) -> dict:
+        if clock is None:
+            return {}
+        return {"clocks": ChunkClocks(clock.later(at), starts, depth, wrap, clock.period)}  # type: ignore[arg-type]
+
     if plan.single:
+        if clock is not None:  # one chunk a side: the whole grid, its own origin and topology
+            return grid.map_blocks(_advance_block, rule=rule, generations=generations, inner=plan.inner,
+                                   topology=topology, dtype=grid.dtype, meta=meta,
+                                   clocks=ChunkClocks(clock, starts, (0, 0), False, clock.period))
         return grid.map_blocks(_advance_block, rule=rule, generations=generations, inner=plan.inner,
                                topology=topology, dtype=grid.dtype, meta=meta)
-    wrap = topology.kind == "torus"
     boundary = "periodic" if wrap else "none"
     # Halos along the grid's axes: every axis of a torus; on a plane, only axes cut into several chunks.
     halo = [wrap or len(plan.chunks[axis]) > 1 for axis in (1, 2)]
@@ -455,6 +512,7 @@ def advance_lazy(grid: da.Array, rule: Rule, topology: Topology, generations: in
         k = min(plan.k, generations - done)
         depth = {0: 0, 1: k * plan.reach * halo[0], 2: k * plan.reach * halo[1]}
         grid = grid.map_overlap(_advance_block, depth=depth, boundary={0: "none", 1: boundary, 2: boundary},
-                                trim=True, dtype=grid.dtype, meta=meta, rule=rule, generations=k, inner=plan.inner)
+                                trim=True, dtype=grid.dtype, meta=meta, rule=rule, generations=k, inner=plan.inner,
+                                **clocks(done, (depth[1], depth[2])))
         done += k
     return grid

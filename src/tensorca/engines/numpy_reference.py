@@ -18,12 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import EngineError
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.neighbourhoods import weight_levels
 from ..rules.stepspec import MaskCount, StepSpec, TableUpdate, WeightedCount
 from ..topology import Topology, padding_index
 from .base import Engine
 from .steps import extra_kinds, step_for
+from .stochastic_steps import advance_numpy
+from .stochastic_steps import runs as stochastic_runs
 
 #: The ``(perceive, update)`` kinds this engine runs.
 KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
@@ -164,7 +167,10 @@ def update(cells: np.ndarray, perceived: np.ndarray, spec: StepSpec) -> np.ndarr
 def runs(spec: StepSpec) -> bool:
     """True when this engine has a step for ``spec``: built in, or registered by a rule family
     (:func:`tensorca.engines.steps.register_step` with engine ``"numpy"`` and a function
-    ``step(cells, spec, topology) -> cells`` on ``(B, H, W)`` arrays of the spec's state space)."""
+    ``step(cells, spec, topology) -> cells`` on ``(B, H, W)`` arrays of the spec's state space), or a
+    stochastic spec (:mod:`.stochastic_steps`) over such a step."""
+    if spec.stochastic:
+        return stochastic_runs(spec, runs)
     return spec.kinds in KINDS or spec.kinds in extra_kinds("numpy")
 
 
@@ -211,12 +217,17 @@ class NumpyEngine(Engine):
     def supports(self, rule: Rule, topology: Topology) -> bool:
         return runs(rule.compile()) and topology.bounded
 
-    def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int) -> np.ndarray:
+    def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int, *,
+                clock: Clock | None = None) -> np.ndarray:
+        """As :meth:`Engine.advance`; a stochastic rule draws from ``clock`` (None: seed 0, generation 0)."""
         spec = rule.compile()
         if not runs(spec) or not topology.bounded:
             raise EngineError(self.why_unsupported(rule, topology))
         # discrete states are uint8; continuous ones (Lenia) keep their float dtype
         cells = np.asarray(cells, dtype=np.uint8) if spec.state_space.discrete else np.asarray(cells)
+        if spec.stochastic:
+            out = advance_numpy(cells, spec, topology, generations, clock)
+            return out.copy() if generations == 0 else out
         for _ in range(generations):
             cells = step(cells, spec, topology)
         return cells.copy() if generations == 0 else cells

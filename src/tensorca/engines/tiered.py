@@ -16,9 +16,10 @@ from typing import Any
 
 from ..arrays import to_engine, to_host
 from ..background import Compile
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..topology import Topology
-from .base import Engine
+from .base import Engine, advance_engine
 
 #: Seconds of the ready engine's work between two looks at the compile.
 SLICE_S = 0.25
@@ -66,24 +67,30 @@ class Tiered(Engine):
         else:
             self.ran.append((name, generations))
 
-    def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int) -> Any:
+    def advance(self, cells: Any, rule: Rule, topology: Topology, generations: int, *,
+                clock: Clock | None = None) -> Any:
         """``generations`` of ``rule``: slices on the ready engine until the compile is done, the rest
-        on the fast engine (a compile that failed leaves the whole run on the ready engine)."""
+        on the fast engine (a compile that failed leaves the whole run on the ready engine). A
+        stochastic rule's ``clock`` moves on with each slice, so the draws are the same either way."""
         if generations == 0:
             return cells.copy()
         state, done = cells, 0
         while done < generations:
             if self.compile.ok:
                 self.name = self.fast.name
-                out = self.fast.advance(state, rule, topology, generations - done)
+                out = advance_engine(self.fast, state, rule, topology, generations - done, _later(clock, done))
                 self._note(self.fast.name, generations - done)
                 return out
             step = generations - done if self.compile.done() else min(self.slice_generations, generations - done)
             here = to_engine(state, self.ready.array_module, self.ready_device)
-            state = to_host(self.ready.advance(here, rule, topology, step))
+            state = to_host(advance_engine(self.ready, here, rule, topology, step, _later(clock, done)))
             self._note(self.ready.name, step)
             done += step
         return state
+
+
+def _later(clock: Clock | None, generations: int) -> Clock | None:
+    return None if clock is None else clock.later(generations)
 
 
 __all__ = ["SLICE_S", "Tiered"]

@@ -32,10 +32,11 @@ grids up to ``graph_max_cells``);
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ import torch
 
 from ..cpu_load import torch_threads, torch_threads_capped
 from ..errors import EngineError, UsageError
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
 from ..topology import Topology
@@ -50,6 +52,8 @@ from . import torch_kernels as K
 from . import torch_packed as P
 from .base import Engine
 from .steps import extra_kinds, step_for
+from .stochastic_steps import runs as stochastic_runs
+from .stochastic_steps import torch_stepper
 
 Step = Callable[[torch.Tensor], torch.Tensor]
 
@@ -86,7 +90,10 @@ def runs(spec) -> bool:
     """True when this engine has a step for ``spec``: built in, or registered by a rule family
     (:func:`tensorca.engines.steps.register_step` with engine ``"torch"`` and a function
     ``build(spec, topology, device) -> step``, ``step`` mapping a ``(B, H, W)`` tensor of the
-    spec's state space to the next generation with tensor operations only)."""
+    spec's state space to the next generation with tensor operations only), or a stochastic spec
+    (:mod:`.stochastic_steps`) over such a step."""
+    if spec.stochastic:
+        return stochastic_runs(spec, runs)
     return spec.kinds in KINDS or spec.kinds in extra_kinds("torch")
 
 
@@ -211,6 +218,11 @@ def _mask_step(perceive: MaskCount, update: IntervalUpdate, n_states: int, topol
 
 
 _COMPILED_STEPS = itertools.count()
+
+
+@contextlib.contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 def _compiled(step: Step, what: str) -> Step:
@@ -363,12 +375,18 @@ class TorchEngine(Engine):
         if generations < 0:
             raise UsageError(f"generations must be non-negative, got {generations}")
 
-    def advance(self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int) -> torch.Tensor:
-        """Advance a ``(B, H, W)`` uint8 tensor by ``generations`` on its own device (input untouched)."""
+    def advance(self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int, *,
+                clock: Clock | None = None) -> torch.Tensor:
+        """Advance a ``(B, H, W)`` uint8 tensor by ``generations`` on its own device (input untouched).
+
+        A stochastic rule draws from ``clock`` (None: seed 0, generation 0, grid 0) on the tensor's
+        device; it runs eagerly (its draws change every generation: no CUDA graph replays them)."""
         self._check(cells, rule, topology, generations)
         if generations == 0 or cells.numel() == 0:
             return cells.clone()
         cells = self._alive_only(cells, rule)
+        if rule.compile().stochastic:
+            return self._advance_stochastic(cells, rule, topology, generations, clock)
         step = self.step_function(rule, topology, cells.device, cells.shape[0])
         if self._use_graphs(cells):
             return self._advance_graphed(step, cells, rule, topology, generations)
@@ -382,8 +400,19 @@ class TorchEngine(Engine):
                 cells = step(cells)
         return cells
 
+    def _advance_stochastic(self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int,
+                            clock: Clock | None, population: torch.Tensor | None = None) -> torch.Tensor:
+        step = torch_stepper(self, rule.compile(), topology, cells, clock)
+        cells = cells.contiguous()
+        with torch_threads_capped(torch) if cells.device.type == "cpu" else _nothing():
+            for t in range(generations):
+                cells = step(cells, t)
+                if population is not None:
+                    population[t + 1] = (cells != 0).sum(dim=(1, 2))
+        return cells
+
     def advance_observed(
-        self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int
+        self, cells: torch.Tensor, rule: Rule, topology: Topology, generations: int, *, clock: Clock | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Advance as :meth:`advance` and also return the population of every generation.
 
@@ -396,6 +425,10 @@ class TorchEngine(Engine):
         if cells.numel() == 0:
             population.zero_()
             return cells.clone(), population
+        if rule.compile().stochastic:
+            alive = self._alive_only(cells, rule)
+            out = self._advance_stochastic(alive, rule, topology, generations, clock, population)
+            return (out if generations else cells.clone()), population
         step = self.step_function(rule, topology, cells.device, cells.shape[0])
         out = self._alive_only(cells, rule).contiguous()
         for gen in range(1, generations + 1):

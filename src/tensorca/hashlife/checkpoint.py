@@ -67,6 +67,9 @@ def _fields(manifest: dict, topology: Topology) -> dict:
     if manifest.get("rule_text") is not None:
         raise CheckpointError(f"rule {manifest['rule']!r} comes from a rule file, which a macrocell checkpoint "
                               "cannot carry; use a .npz checkpoint")
+    if manifest.get("seed") is not None:
+        raise CheckpointError(f"rule {manifest['rule']!r} is stochastic and a macrocell checkpoint cannot carry the "
+                              "run's seed; use a .npz checkpoint")
     rule = parse_rule(manifest["rule"])
     if rule.n_states != 2 or not rule.state_space.discrete:
         raise CheckpointError(f"a macrocell checkpoint holds two-state patterns, not rule {rule.canonical()!r}; "

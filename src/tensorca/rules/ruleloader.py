@@ -50,6 +50,8 @@ GOLLY_RULE_NAMES = (
     "Langtons-Loops", "LifeOnTheEdge", "LifeOnTheSlope", "Nobili32", "Perrier", "Sand-Margolus-emulated",
     "SDSR-Loop", "StarWars", "Tempesti", "WireWorld", "Worm-1040512", "Worm-1042015", "Worm-complement",
     "Worm-shared",
+    # Golly's other emulated Margolus rules (tensorca.margolus.emulated_rule_text writes an equivalent file)
+    "HPPMargolus_emulated", "TMGasMargolus_emulated", "TripATronMargolus_emulated",
 )
 
 _DIRS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("tensorca_rule_dirs", default=())

@@ -4,6 +4,10 @@ The notation is recognised from the text, in the spirit of Golly trying each alg
 ``MAP...`` (with one slash: Generations MAP), ``W<n>``, ``R<r>,...`` or five comma-separated
 numbers (Larger than Life / HROT), two slashes (Generations), otherwise B/S (with Hensel letters,
 ``V`` or ``H``).
+
+A colon starts Golly's topology suffix (``B3/S23:T64,64``), except that a segment holding ``=``
+right after the rule is the rule's own parameters (a stochastic rule, :mod:`.stochastic`):
+``B3/S23:pb=0.9,ps=0.99`` and ``B3/S23:pb=0.9,ps=0.99:T64,64``.
 """
 
 from __future__ import annotations
@@ -38,13 +42,51 @@ Parser = Callable[[str, int, int], Rule]
 _NOTATIONS: list[tuple[Matcher, Parser]] = []
 
 
-def register_notation(matches: Matcher, parse: Parser) -> None:
+def register_notation(matches: Matcher, parse: Parser, *, first: bool = False) -> None:
     """Teach :func:`parse_rule` a notation: ``matches(body)`` says whether the stripped rule text is
     one of its rules, ``parse(text, start, end)`` parses ``text[start:end]`` (raising
     :class:`~tensorca.errors.RuleError` with positions). A rule family's module calls this once
-    when it is imported (``rules/__init__.py`` imports it)."""
-    _NOTATIONS.append((matches, parse))
+    when it is imported (``rules/__init__.py`` imports it). ``first``: tried before every notation
+    registered so far (a notation that wraps others, as the stochastic ``rule:key=value`` does)."""
+    if first:
+        _NOTATIONS.insert(0, (matches, parse))
+    else:
+        _NOTATIONS.append((matches, parse))
     _parse_cached.cache_clear()
+
+
+def rule_end(text: str) -> tuple[int, int]:
+    """``(end, colon)``: where the rule in ``text`` ends (after its ``:key=value`` parameters, if it has
+    them) and the index of the colon that starts the topology suffix (-1: none)."""
+    colon = text.find(":")
+    if colon < 0:
+        return len(text), -1
+    after = text.find(":", colon + 1)
+    segment = text[colon + 1 : after if after >= 0 else len(text)]
+    if not _is_parameters(text[:colon], segment):
+        return colon, colon
+    if after >= 0 and "=" in text[after + 1 :]:
+        raise fail("a rule takes one ':key=value,...' list of parameters (put them all in one, before the "
+                   "topology suffix)", text, after + 1)
+    return (after, after) if after >= 0 else (len(text), -1)
+
+
+#: Parameter names that are never the start of a topology suffix: ``B3/S23:pb`` lacks a value, it is no suffix.
+_PARAMETER_NAMES = frozenset({"pb", "ps", "async"})
+#: Rule names whose colon is always followed by parameters (:mod:`.stochastic`'s families).
+_PARAMETER_RULES = frozenset({"dk", "forestfire", "sir"})
+
+
+def _is_parameters(head: str, segment: str) -> bool:
+    """Whether ``segment`` (after the first colon) is a rule's ``key=value`` list, not a topology suffix."""
+    first = segment.split(",", 1)[0].strip().lower()
+    return "=" in segment or first in _PARAMETER_NAMES or head.strip().lower() in _PARAMETER_RULES
+
+
+def parse_range(text: str, start: int, end: int) -> Rule:
+    """The rule in ``text[start:end]`` (surrounding whitespace excluded by the caller), for notations
+    that wrap another rule: positions in its errors are positions in ``text``."""
+    return _parse(text, start, end)
 
 
 def _bounds(text: str) -> tuple[int, int]:
@@ -108,10 +150,10 @@ def parse_rule(text: str) -> Rule:
     """
     if not isinstance(text, str):
         raise UsageError(f"rule must be a string, got {type(text).__name__}")
-    colon = text.find(":")
+    end, colon = rule_end(text)
     if colon >= 0:
         raise fail("topology suffix ':' not allowed here; use parse_spec() for rule plus topology", text, colon)
-    start, end = _bounds(text)
+    start, end = _bounds(text[:end])
     return _parse(text, start, end)
 
 
@@ -119,9 +161,8 @@ def parse_spec(text: str) -> tuple[Rule, Topology | None]:
     """Parse ``rule[:topology]`` (e.g. ``"B3/S23:T64,64"``): the rule and its topology or ``None``."""
     if not isinstance(text, str):
         raise UsageError(f"rule must be a string, got {type(text).__name__}")
-    colon = text.find(":")
-    rule_end = len(text) if colon < 0 else colon
-    start, end = _bounds(text[:rule_end])
+    end, colon = rule_end(text)
+    start, end = _bounds(text[:end])
     rule = _parse(text, start, end)
     if colon < 0:
         return rule, None

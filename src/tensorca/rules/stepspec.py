@@ -138,6 +138,8 @@ class StepSpec:
     ``reach``: how far (cells) a state can influence the next generation (1 for 3x3 rules, the
     range for Larger than Life). ``births_from_nothing``: a dead cell with nothing alive around
     it is born (B0): the unbounded plane would fill at once. ``state_space``: the cell values.
+    ``stochastic``: the update draws random numbers (:mod:`tensorca.rules.stochastic`): engines that
+    run it take a :class:`~tensorca.randomness.Clock` (seed, generation, grid, origin) with the cells.
     """
 
     perceive: Perceive
@@ -145,6 +147,7 @@ class StepSpec:
     reach: int
     state_space: StateSpace
     births_from_nothing: bool = False
+    stochastic: bool = False
 
     @property
     def n_states(self) -> int:

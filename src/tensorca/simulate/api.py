@@ -27,6 +27,7 @@ from ..errors import GridError, TensorcaError, TopologyError, UsageError
 from ..memory import require_memory
 from ..observers import Population, Samples
 from ..pattern import Pattern
+from ..randomness import check_seed
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
@@ -49,6 +50,7 @@ class _Request:
     observe: Population | None
     checkpoint: Path | None
     checkpoint_every: int | None
+    seed: int = 0
 
 
 def _calls(generations: int, request: _Request) -> int:
@@ -71,6 +73,7 @@ def run(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int | None = None,
     start_generation: int = 0,
+    seed: int = 0,
 ) -> Any:
     """Advance ``state`` by ``generations`` and return the same kind of object.
 
@@ -94,7 +97,12 @@ def run(
     place. ``checkpoint``/``checkpoint_every``: write the state to this ``.npz`` every ``N``
     generations and at the end (Ctrl-C writes the last completed state and raises
     :class:`Interrupted`). ``start_generation``: the generation number of an array ``state``
-    (patterns carry their own), used by checkpoints and observers.
+    (patterns carry their own), used by checkpoints, observers and a stochastic rule's draws.
+    ``seed``: the seed of a stochastic rule's random draws (any integer; default 0, so a run is
+    reproducible unless asked otherwise). Every draw is a pure function of the seed, the absolute
+    generation, the grid's index in the batch and the cell's coordinates
+    (:mod:`tensorca.randomness`), so the same seed gives the same cells on every engine, chunking,
+    batch and checkpoint resume. Deterministic rules ignore it.
 
     Bad arguments raise :class:`~tensorca.errors.UsageError`; other errors are
     :class:`~tensorca.errors.TensorcaError` subclasses that name the rule, topology, shape and engine.
@@ -104,14 +112,14 @@ def run(
     request = _Request(
         backend=checks.backend_value(backend), topology=topology, device=check_run_device(device),
         progress=check_progress(progress), max_bytes=checks.byte_budget(max_bytes),
-        observe=checks.observer(observe), checkpoint=path, checkpoint_every=every)
+        observe=checks.observer(observe), checkpoint=path, checkpoint_every=every, seed=check_seed(seed))
     if isinstance(state, Pattern):
         return _run_pattern(state, rule, generations, request)
     start = checks.count(start_generation, "start_generation")
     if lazy.wanted(state, path):  # a dask array, or a zarr store as checkpoint: the dask engine, out of core
         return lazy.run_lazy(state, rule, generations, backend=request.backend, topology=topology,
                              device=request.device, progress=request.progress, observe=request.observe,
-                             checkpoint=path, checkpoint_every=every, start=start)
+                             checkpoint=path, checkpoint_every=every, start=start, seed=request.seed)
     return _run_grid(state if is_tensor(state) else np.asarray(state), rule, generations, request, start)
 
 
@@ -129,10 +137,21 @@ def resume(path: str | os.PathLike, generations: int, **options: Any) -> Any:
     if lazy.wanted(None, path):  # a zarr store: a lazy dask array back (see tensorca.simulate.lazy)
         return lazy.resume_store(path, generations, **options)
     saved = checkpoint_io.load(path)
+    options = _saved_seed(saved.seed, options)
     if isinstance(saved.state, Pattern):
         return run(saved.state, saved.rule, generations, topology=saved.topology, **options)
     return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
                **options)
+
+
+def _saved_seed(seed: int | None, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the checkpoint's ``seed`` (a stochastic run's); a different ``seed=`` is refused."""
+    if seed is None:
+        return options
+    if "seed" in options and options["seed"] != seed:
+        raise UsageError(f"resume() continues the checkpoint's run with its seed {seed}; do not pass seed="
+                         f"{options['seed']!r} (run() from the checkpoint's cells starts a new run)")
+    return {**options, "seed": seed}
 
 
 def explain(
@@ -295,12 +314,13 @@ def _run_grid(grid: Any, rule: str | Rule | None, generations: int, request: _Re
     if request.checkpoint is not None:
         batched = not single
         checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, _origin: (
-            checkpoint_io.manifest_for("grid", rule_value, topo, gen, batched=batched, engine=engine.name)))
+            checkpoint_io.manifest_for("grid", rule_value, topo, gen, batched=batched, engine=engine.name,
+                                       seed=request.seed)))
     samples = Samples(request.observe)
     with progress_reporter(request.progress, generations) as progress, \
             engine_context(rule_value, topo, dims, engine.name):
         plan = RunPlan(engine, rule_value, topo, generations, run_device, request.max_bytes, progress, samples,
-                       checkpointer, start)
+                       checkpointer, start, request.seed)
         out = plan.advance_batch(batch)
     samples.finish(dims[0])
     out = like_input(out, grid)
@@ -341,12 +361,13 @@ def _run_pattern(pattern: Pattern, rule: str | Rule | None, generations: int, re
     if request.checkpoint is not None:
         checkpointer = Checkpointer(request.checkpoint, request.checkpoint_every, lambda gen, origin: (
             checkpoint_io.manifest_for("pattern", rule_value, topo, gen, batched=False, pattern=pattern,
-                                       origin=origin if origin is not None else pattern.origin, engine=engine.name)))
+                                       origin=origin if origin is not None else pattern.origin, engine=engine.name,
+                                       seed=request.seed)))
     samples = Samples(request.observe)
     with progress_reporter(request.progress, generations) as progress, \
             engine_context(rule_value, topo, dims, engine.name):
         plan = RunPlan(engine, rule_value, topo, generations, run_device, request.max_bytes, progress, samples,
-                       checkpointer, pattern.generation)
+                       checkpointer, pattern.generation, request.seed)
         if topo.bounded:
             out, origin = like_input(plan.advance_batch(grid), grid), pattern.origin
         else:

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.base import Engine
+from ..engines.base import Engine, advance_engine
 from ..errors import GridError, TopologyError, UsageError
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
@@ -61,8 +62,9 @@ def dask_engine(backend: str | Engine) -> Engine:
 
 def run_lazy(state: Any, rule: str | Rule | None, generations: int, *, backend: str | Engine, topology: Any,
              device: str | None, progress: Any, observe: Any, checkpoint: Path | None, checkpoint_every: int | None,
-             start: int) -> Any:
-    """:func:`tensorca.run` for a dask array, or for any grid checkpointed to a zarr store."""
+             start: int, seed: int = 0) -> Any:
+    """:func:`tensorca.run` for a dask array, or for any grid checkpointed to a zarr store (``seed``: a
+    stochastic rule's, its draws at absolute generations from ``start``)."""
     engine = dask_engine(backend)  # MissingDependencyError (with the pip command) before dask is imported
     from .api import engine_context
 
@@ -103,18 +105,18 @@ def run_lazy(state: Any, rule: str | Rule | None, generations: int, *, backend: 
 
             raise EngineError(engine.why_unsupported(rule_value, topo))
         if checkpoint is None:
-            out = engine.advance(batch, rule_value, topo, generations)
+            out = advance_engine(engine, batch, rule_value, topo, generations, Clock(seed, start))
             return out if batched else out[0]
         with progress_reporter(progress, generations) as report:
             out = run_segments(engine, batch, rule_value, topo, generations, checkpoint, checkpoint_every, start,
-                               batched, report)
+                               batched, report, seed)
     if not given_lazy:
         out = np.ascontiguousarray(out.compute())
     return out if batched else out[0]
 
 
 def run_segments(engine: Engine, grid: Any, rule: Rule, topology: Topology, generations: int, path: Path,
-                 every: int | None, start: int, batched: bool, progress: Any = None) -> Any:
+                 every: int | None, start: int, batched: bool, progress: Any = None, seed: int = 0) -> Any:
     """Advance the lazy ``(B, H, W)`` ``grid`` segment by segment, each written to the zarr store ``path``.
 
     Returns the lazy grid reading the store after the last segment. Ctrl-C raises :class:`Interrupted`
@@ -127,8 +129,9 @@ def run_segments(engine: Engine, grid: Any, rule: Rule, topology: Topology, gene
     done, saved = 0, None
     try:
         for end in boundaries(generations, every):
-            out = engine.advance(grid, rule, topology, end - done)
-            manifest = manifest_for("grid", rule, topology, start + end, batched=batched, engine=engine.name)
+            out = advance_engine(engine, grid, rule, topology, end - done, Clock(seed, start + done))
+            manifest = manifest_for("grid", rule, topology, start + end, batched=batched, engine=engine.name,
+                                    seed=seed)
             save_store(path, out, manifest)
             saved = start + end
             grid = open_store(path).grid
@@ -149,8 +152,13 @@ def resume_store(path: str | os.PathLike, generations: int, **options: Any) -> A
     without, nothing is computed and the result is a lazy dask array.
     """
     from ..outofcore.store import open_store
-    from .api import run
+    from .api import _saved_seed, run
 
     saved = open_store(path)
+    seed = saved.manifest.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        from ..errors import CheckpointError
+
+        raise CheckpointError(f"{path}: manifest 'seed' must be an integer, got {seed!r}")
     return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
-               **options)
+               **_saved_seed(seed, options))

@@ -22,6 +22,7 @@ from ..engines.base import Engine
 from ..hashlife import checkpoint as macrocell_checkpoint
 from ..memory import free_cached_memory, halve_chunk, is_out_of_memory, plan_chunk
 from ..observers import Samples, advance_observed, population_counts
+from ..randomness import Clock
 from ..rules.base import Rule
 from ..topology import Topology
 from ..unbounded import advance_tree, advance_unbounded
@@ -127,6 +128,8 @@ class RunPlan:
     ``device``: where a torch engine runs (None: the data's own device). ``max_bytes``: the memory
     budget (None: what the device has free). ``samples`` collects the observer's values (it has
     ``observer=None`` when nothing is observed); ``checkpointer`` is None when nothing is saved.
+    ``seed``: a stochastic rule's seed; its draws use absolute generations (from ``start``) and each
+    grid's index in the whole batch, so chunks and segments draw what one call would.
     """
 
     engine: Engine
@@ -139,6 +142,14 @@ class RunPlan:
     samples: Samples = dataclasses.field(default_factory=lambda: Samples(None))
     checkpointer: Checkpointer | None = None
     start: int = 0
+    seed: int = 0
+
+    def clock(self, done: int, grid: int = 0, origin: tuple[int, int] = (0, 0)) -> Clock | None:
+        """A stochastic rule's clock ``done`` generations into the run for the grids from ``grid``
+        (``origin``: ``(y, x)`` of cell [0, 0]); None for a deterministic rule."""
+        if not self.rule.compile().stochastic:
+            return None
+        return Clock(self.seed, self.start + done, grid, origin)
 
     # -- bounded grids ------------------------------------------------------------------------
 
@@ -203,7 +214,7 @@ class RunPlan:
         if state.resident is not None:
             try:
                 out, gens, values = advance_observed(self.engine, state.resident, self.rule, self.topology, k,
-                                                     self.samples.observer, self.start + done)
+                                                     self.samples.observer, self.start + done, self.clock(done))
             except Exception as exc:
                 if not is_out_of_memory(exc):
                     raise
@@ -214,12 +225,11 @@ class RunPlan:
                 state.resident = out
                 self.samples.add(gens, values)
                 return
-        state.host, state.chunk = self._chunked_segment(state, k, self.start + done,
-                                                        self.progress if inline_progress else None)
+        state.host, state.chunk = self._chunked_segment(state, k, done, self.progress if inline_progress else None)
 
-    def _chunked_segment(self, state: _Batch, k: int, gen0: int,
+    def _chunked_segment(self, state: _Batch, k: int, done: int,
                          progress: ProgressCallback | None) -> tuple[np.ndarray, int]:
-        """``k`` generations of every grid on the host, ``chunk`` grids per call.
+        """``k`` generations of every grid on the host from ``start + done``, ``chunk`` grids per call.
 
         An out-of-memory error halves the chunk and retries; finished chunks are kept."""
         host, chunk = state.host, state.chunk
@@ -233,7 +243,7 @@ class RunPlan:
             try:
                 cells = to_engine(host[i : i + size], self.engine.array_module, self.device)
                 out, gens, values = advance_observed(self.engine, cells, self.rule, self.topology, k,
-                                                     self.samples.observer, gen0)
+                                                     self.samples.observer, self.start + done, self.clock(done, i))
                 out_host = to_host(out)
                 values_host = to_host(values) if values is not None else None
             except Exception as exc:
@@ -271,7 +281,7 @@ class RunPlan:
         try:
             for end in self._unbounded_ends(MAX_SEGMENT):
                 cells, origin = advance_unbounded(self.engine, cells, origin, self.rule, end - finished, on_chunk,
-                                                  self.device)
+                                                  self.device, self.clock(finished))
                 finished = end
                 if observer is not None and (self.start + end) % observer.every == 0:
                     self.samples.add([self.start + end], population_counts(cells))

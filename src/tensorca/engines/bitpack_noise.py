@@ -1,0 +1,227 @@
+"""``bitpack-cpu``'s noisy rules: births, survivals and asynchronous updating drawn as 64-cell words.
+
+A noisy two-state 3x3 rule (``B3/S23:pb=0.9,ps=0.99``, ``...:async=0.5``, :mod:`tensorca.rules.stochastic`)
+runs each generation in two passes over the packed grid (64 cells a ``uint64`` word, cell ``x`` of a
+row bit ``x % 64`` of word ``x // 64``: :mod:`.bitpack_pack`):
+
+1. the deterministic rule's own row kernels (:mod:`.bitpack_cpu`) compute ``d`` from ``c``;
+2. one parallel pass over the words keeps the births ``d & ~c`` where the Bernoulli(``pb``) mask is 1,
+   the survivals ``d & c`` where the Bernoulli(``ps``) mask is 1, and then takes the new state where
+   the Bernoulli(``async``) mask is 1 (only bits that change need it).
+
+The masks are :func:`tensorca.randomness.bernoulli_words`'s, the same bits the NumPy reference
+unpacks. Their definition combines a probability's 16 binary digits least significant first
+(``m = r_i | m`` for a 1 digit, ``r_i & m`` for a 0), so the final value of a bit is decided by the
+*most* significant digit whose random bit settles it: a 1 digit with ``r_i = 1`` gives 1, a 0 digit
+with ``r_i = 0`` gives 0. Read from the top, each random word settles half of the bits still open,
+and only the bits a mask is asked about (a row's births, its survivals, its changed cells) need
+settling: a row hashes one level of random words for all its blocks at a time (a vectorised loop)
+and stops at the first level that leaves none of its asked bits open, often well before the 16th.
+Strips of rows are the parallel tasks.
+
+A grid whose first column is not a multiple of 64 (a Dask chunk) shifts each word's mask out of the
+two blocks it straddles; a piece of a torus whose columns wrap inside it is left to the reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import njit, numba, prange
+from ..cpu_load import numba_threads_capped
+from ..randomness import G1, G2, MASK64, P_BITS, Clock, key_prefix, mask_digits, quantize
+from ..rules.stochastic import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
+from .stochastic_steps import NOISE_LOADED
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_G1 = np.uint64(G1)
+_G2 = np.uint64(G2)
+_U1 = np.uint64(1)
+_U0 = np.uint64(0)
+_U64 = np.uint64(64)
+#: Digit counts meaning "the mask is all ones" (probability 1: the draw changes nothing, skipped).
+ALWAYS = -1
+
+
+@njit(cache=True, inline="always")
+def _fmix(z):
+    z ^= z >> np.uint64(30)
+    z *= _M1
+    z ^= z >> np.uint64(27)
+    z *= _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _block_masks(row, columns, shift, want, scratch, digits, n):
+    """The Bernoulli masks of the words of one packed row at bits ``want`` (uint64 ``(wp,)``), into
+    ``scratch[2]``'s first ``wp`` words; ``row`` is the draw's ``row(y)``, ``columns[j]`` block ``j``'s
+    first column times ``G2``, ``digits[:n]`` the probability's digits (n = 0: never). Word ``k``'s bit
+    0 is bit ``shift`` of block ``k`` (the rest of it in block ``k + 1`` when ``shift`` > 0).
+
+    Level-major: each level hashes one random word for every block of the row (a loop LLVM
+    vectorises) and settles the bits it decides; the row stops at the level where none of its asked
+    bits is left open. (Smaller groups that stop sooner, and finishing the last open words one at a
+    time, measured slower: their loops do not vectorise, and a word's levels form a latency chain.)"""
+    wp = want.shape[0]
+    blocks = wp + (1 if shift else 0)
+    asked = scratch[0]
+    value = scratch[1]
+    out = scratch[2]
+    if shift == 0:
+        for j in range(wp):
+            asked[j] = want[j]
+    else:
+        s = np.uint64(shift)
+        t = _U64 - s
+        asked[0] = want[0] << s
+        for j in range(1, wp):
+            asked[j] = (want[j] << s) | (want[j - 1] >> t)
+        asked[wp] = want[wp - 1] >> t
+    opened = _U0
+    for j in range(blocks):
+        value[j] = _U0
+        opened |= asked[j]
+    if n > 0 and opened != _U0:  # a row with nothing to ask hashes nothing
+        i = n - 1
+        while i > 0:
+            step = np.uint64(i + 1) * _G2
+            left = _U0
+            if digits[i]:
+                for j in range(blocks):
+                    r = _fmix(row ^ (columns[j] + step))
+                    value[j] |= asked[j] & r
+                    asked[j] &= ~r
+                    left |= asked[j]
+            else:
+                for j in range(blocks):
+                    r = _fmix(row ^ (columns[j] + step))
+                    asked[j] &= r
+                    left |= asked[j]
+            if left == _U0:
+                break
+            i -= 1
+        if i == 0:
+            for j in range(blocks):
+                value[j] |= asked[j] & _fmix(row ^ (columns[j] + _G2))
+    if shift == 0:
+        for k in range(wp):
+            out[k] = value[k]
+    else:
+        s = np.uint64(shift)
+        t = _U64 - s
+        for k in range(wp):
+            out[k] = (value[k] >> s) | (value[k + 1] << t)
+
+
+@njit(cache=True, parallel=True)
+def noise_pass(cur, det, prefixes, grid0, ys, columns, shift, digits, counts, strip):
+    """``cur`` <- the noisy next generation of every word, from ``cur`` (generation t) and ``det`` (the
+    deterministic rule's t + 1), ``strip`` rows a task. ``prefixes[d]``: the key prefix of draw d
+    (birth, survival, async) of this generation; grid ``b`` is ``grid0 + b``; ``ys`` (uint64) the rows'
+    absolute coordinates, ``columns`` (uint64, ``wp + 1``) each block's first column times ``G2``;
+    ``digits[d, :counts[d]]`` each draw's digits (count ``ALWAYS``: probability 1, skipped)."""
+    batch, height, wp = cur.shape
+    nstrips = (height + strip - 1) // strip
+    for job in prange(batch * nstrips):
+        b = job // nstrips
+        y0 = (job - b * nstrips) * strip
+        g = np.uint64(grid0 + b)
+        scratch = np.empty((4, wp + 1), dtype=np.uint64)
+        want = scratch[3, :wp]
+        mask = scratch[2]
+        key_b = _fmix(prefixes[0] ^ g)
+        key_s = _fmix(prefixes[1] ^ g)
+        key_a = _fmix(prefixes[2] ^ g)
+        for y in range(y0, min(height, y0 + strip)):
+            yg = ys[y] * _G1
+            c = cur[b, y]
+            d = det[b, y]
+            if counts[0] != ALWAYS:
+                for k in range(wp):
+                    want[k] = d[k] & ~c[k]
+                _block_masks(_fmix(key_b ^ yg), columns, shift, want, scratch, digits[0], counts[0])
+                for k in range(wp):
+                    d[k] ^= want[k] & ~mask[k]
+            if counts[1] != ALWAYS:
+                for k in range(wp):
+                    want[k] = d[k] & c[k]
+                _block_masks(_fmix(key_s ^ yg), columns, shift, want, scratch, digits[1], counts[1])
+                for k in range(wp):
+                    d[k] ^= want[k] & ~mask[k]
+            if counts[2] != ALWAYS:
+                for k in range(wp):
+                    want[k] = d[k] ^ c[k]
+                _block_masks(_fmix(key_a ^ yg), columns, shift, want, scratch, digits[2], counts[2])
+                for k in range(wp):
+                    d[k] = c[k] ^ (want[k] & mask[k])
+            for k in range(wp):
+                c[k] = d[k]
+
+
+def _digits(p: float) -> tuple[np.ndarray, int]:
+    """A probability's mask digits padded to P_BITS, and their count (``ALWAYS`` for 1, 0 for 0)."""
+    q = quantize(p)
+    out = np.zeros(P_BITS, np.uint8)
+    if q >= 1 << P_BITS:
+        return out, ALWAYS
+    found = mask_digits(q)
+    out[: len(found)] = found
+    return out, len(found)
+
+
+def packs(clock: Clock, height: int, width: int) -> bool:
+    """Whether the word pass draws for this window: its columns do not wrap inside it."""
+    if clock.period is None:
+        return True
+    x0 = int(clock.origin[1])
+    return 0 <= x0 and x0 + width <= int(clock.period[1])
+
+
+def advance_noisy(cells: np.ndarray, update: NoisyUpdate, torus: bool, generations: int, clock: Clock) -> np.ndarray:
+    """``generations`` of a noisy two-state 3x3 rule on ``(B, H, W)`` uint8 cells (bit-packed)."""
+    from .bitpack_circuit import rule_table
+    from .bitpack_cpu import SERIAL_WORK, SMALL_GRID_WORDS, table_kernels_for
+    from .bitpack_pack import last_word_mask, unpack
+    from .row_packing import pack_alive
+
+    batch, height, width = cells.shape
+    module, lut = table_kernels_for(rule_table(update.base))
+    cur = pack_alive(np.ascontiguousarray(cells))
+    if generations == 0 or cur.size == 0:
+        return unpack(cur, width)
+    det = np.empty_like(cur)
+    wp = cur.shape[2]
+    rs = np.uint64(width - (wp - 1) * 64 - 1)
+    mask = np.uint64(last_word_mask(width, 64))
+    ys, _ = clock.coordinates(height, width)
+    x0 = int(clock.origin[1])
+    with np.errstate(over="ignore"):  # int64 -> uint64 wraps, as the hash's coordinates do
+        columns = ((np.arange(wp + 1, dtype=np.int64) + x0 // 64) * 64).astype(np.uint64) * np.uint64(G2)
+    shift = x0 % 64
+    draws = [_digits(update.pb), _digits(update.ps), _digits(update.alpha)]
+    digits = np.stack([d for d, _ in draws])
+    counts = np.array([n for _, n in draws], dtype=np.int64)
+    ys64 = ys.astype(np.int64).view(np.uint64)
+    threads = numba.get_num_threads()
+    serial = threads == 1 or batch * height * wp <= SERIAL_WORK
+    strip = max(16, -(-height // (4 * threads)) if batch < threads else height)
+    with numba_threads_capped(numba):
+        for t in range(generations):
+            if serial:
+                module.run_whole_serial(cur, det, torus, rs, mask, 1, lut)
+            elif height * wp <= SMALL_GRID_WORDS:
+                module.run_whole(cur, det, torus, rs, mask, 1, lut)
+            else:
+                module.step_strips(cur, det, torus, rs, mask, strip, lut)
+            generation = int(clock.generation) + t
+            prefixes = np.array([key_prefix(clock.seed, generation, draw) & MASK64
+                                 for draw in (BIRTH_DRAW, SURVIVAL_DRAW, ASYNC_DRAW)], dtype=np.uint64)
+            noise_pass(cur, det, prefixes, int(clock.grid), ys64, columns, shift, digits, counts, strip)
+    if not NOISE_LOADED:
+        NOISE_LOADED.append(True)
+    return unpack(cur, width)
+
+
+__all__ = ["advance_noisy", "noise_pass", "packs"]
