@@ -3,9 +3,14 @@
 Usage::
 
     python scripts/check_docs.py [--venv DIR] [--extras fast,torch,notebook,dask,render] [FILE.md ...]
+    python scripts/check_docs.py --dist-only
 
-Builds a wheel of this checkout (``pip wheel . --no-deps``), makes a fresh virtual environment in a
-temporary directory outside the checkout (or reuses ``--venv``), installs the wheel there, not
+Builds an sdist of this checkout and, from the sdist, a wheel (``python -m build``), and checks the
+wheel: it holds every file git tracks under ``src/tensorca`` (the modules and the package data:
+patterns, rule files, Lenia's creatures, the viewer's assets) and the licence, and nothing of
+``tests/`` (a wheel built from the sdist proves the sdist complete too; ``--dist-only`` stops
+there). Then makes a fresh virtual environment in a temporary directory outside the checkout (or
+reuses ``--venv``, skipping the build), installs the wheel there, not
 editable, with the extras (torch's CPU build from ``TORCH``, default ``torch==2.13.0``, installed
 first so no CUDA build is fetched), and runs each ````python`` block with that environment's Python
 and each ````console`` block line by line as shell commands (``tensorca`` on the PATH), every block
@@ -13,8 +18,8 @@ in its own process, from an empty temporary directory. A block is skipped when a
 containing "skip" (and the reason) stands at most two lines above its opening fence, e.g.
 ``<!-- skip: needs a CUDA device -->``; skipped blocks are listed with their reasons. A failure
 names the file, the block's line and the output's last lines; the exit status is the number of
-failed blocks (0: all passed). ````sh`` / ````bash`` blocks are set-up commands (``make``, ``pip``)
-and are not run.
+failed blocks and distribution problems (0: all passed). ````sh`` / ````bash`` blocks are set-up
+commands (``make``, ``pip``) and are not run.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,11 +82,40 @@ def commands(block: Block) -> list[str]:
     return prompted or lines
 
 
-def make_venv(directory: Path, extras: str, torch: str) -> Path:
-    """A fresh venv in ``directory`` with the wheel of this checkout and ``extras``; its python."""
-    wheels = directory / "wheel"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-qq", "--no-deps", "-w", str(wheels), str(ROOT)], check=True)
-    wheel = next(wheels.glob("tensorca-*.whl"))
+def build_dist(out: Path) -> Path:
+    """Build an sdist of this checkout and a wheel from it into ``out`` (``python -m build``); the wheel."""
+    subprocess.run([sys.executable, "-m", "build", "--quiet", "--outdir", str(out), str(ROOT)], check=True,
+                   stdout=subprocess.DEVNULL)
+    if not list(out.glob("tensorca-*.tar.gz")):
+        raise RuntimeError(f"python -m build made no sdist in {out}")
+    return next(out.glob("tensorca-*.whl"))
+
+
+def package_files() -> set[str]:
+    """The files git tracks under ``src/tensorca`` (else every file there but caches), as paths in a wheel."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "src/tensorca"], cwd=ROOT, capture_output=True, text=True,
+                                check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout
+        listed = [path.relative_to(ROOT).as_posix() for path in (ROOT / "src" / "tensorca").rglob("*")
+                  if path.is_file() and "__pycache__" not in path.parts]
+    return {name.removeprefix("src/") for name in listed if (ROOT / name).is_file()}
+
+
+def check_wheel(wheel: Path) -> list[str]:
+    """What is wrong with ``wheel``: a package file missing, a file of ``tests/`` in it, no licence."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    problems = [f"{wheel.name} lacks {name}" for name in sorted(package_files() - names)]
+    problems += [f"{wheel.name} holds a test file: {name}" for name in sorted(names)
+                 if name.startswith("tests/") or "/tests/" in name]
+    if not any(name.endswith(".dist-info/licenses/LICENSE") for name in names):
+        problems.append(f"{wheel.name} holds no LICENSE")
+    return problems
+
+
+def make_venv(directory: Path, wheel: Path, extras: str, torch: str) -> Path:
+    """A fresh venv in ``directory`` with ``wheel`` and ``extras`` installed; its python."""
     venv = directory / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -112,23 +147,33 @@ def main() -> int:
     parser.add_argument("files", nargs="*", type=Path, help="markdown files (default: README.md and docs/guide/*.md)")
     parser.add_argument("--venv", type=Path, help="an existing venv's directory to use instead of a fresh one")
     parser.add_argument("--extras", default="fast,torch,notebook,dask,render")
+    parser.add_argument("--dist-only", action="store_true", help="build and check the sdist and wheel, run no block")
     args = parser.parse_args()
     guide = sorted((ROOT / "docs" / "guide").glob("*.md"))
-    files = [path.resolve() for path in args.files] or [ROOT / "README.md", *guide]
+    files = [path.resolve() for path in args.files] or [ROOT / "README.md", ROOT / "docs" / "quickstart.md", *guide]
     found = [block for path in files for block in blocks(path)]
+    failed, skipped, passed = [], [], 0
     with tempfile.TemporaryDirectory(prefix="tensorca-docs-") as tmp:
         tmp_path = Path(tmp)
-        if args.venv:
+        if args.venv and not args.dist_only:
             python = args.venv / "bin" / "python"
         else:
             began = time.perf_counter()
-            python = make_venv(tmp_path, args.extras, os.environ.get("TORCH", "torch==2.13.0"))
+            wheel = build_dist(tmp_path / "dist")
+            failed += [f"dist: {problem}" for problem in check_wheel(wheel)]
+            print(f"{'FAIL' if failed else 'ok  '} built and checked the sdist and {wheel.name} "
+                  f"({time.perf_counter() - began:.0f} s)", flush=True)
+            if args.dist_only:
+                for line in failed:
+                    print(f"FAILED {line}")
+                return min(len(failed), 100)
+            began = time.perf_counter()
+            python = make_venv(tmp_path, wheel, args.extras, os.environ.get("TORCH", "torch==2.13.0"))
             print(f"installed the wheel with [{args.extras}] in {time.perf_counter() - began:.0f} s", flush=True)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
         env["TENSORCA_CACHE_DIR"] = str(tmp_path / "cache")  # one cache for every block of the run
         env.setdefault("MPLBACKEND", "Agg")
-        failed, skipped, passed = [], [], 0
         for block in found:
             where = f"{block.path.relative_to(ROOT)}:{block.line}"
             if block.skip:
