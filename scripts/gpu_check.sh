@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a CUDA machine: the GPU tests, `tensorca verify --device cuda` and the GPU
-# benchmarks, each under its own time limit (11.5 min of limits in all; the whole run took 5.6 min on
+# benchmarks, each under its own time limit (9.7 min of limits in all; the whole run took 5.6 min on
 # an H200 on 2026-12-04, Numba's compiles on an empty cache included; GPU_CHECK_ONLY="step ..."
 # reruns only the steps named, so a rerun fits in a 15-minute device lease). Needs no network and no install: PYTHONPATH=src with the machine's own python3
 # (torch >= 2.4, Triton, pytest, rich, numpy).
@@ -45,18 +45,19 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $RESULTS
 #    then the torch engine's own tests (paths, graphs, no host sync in the loop), DeviceStream on
 #    CUDA; then each Triton kernel compiled for the GPU (only the `cuda` tests of that file: its
 #    other tests run the same kernels in the CPU interpreter, as CI does).
-step contract 45 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST -m cuda \
+step contract 40 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST -m cuda \
     tests/test_engine_contract.py
-step tests 60 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST \
+step tests 50 env TENSORCA_TEST_DEVICE=cuda "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST \
     tests/test_torch_engine.py tests/test_data.py
-step kernels 80 "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST -m cuda tests/test_bitpack_gpu.py
+step kernels 60 "$PYTHON" -m pytest -q -x -p no:cacheprovider $XDIST -m cuda tests/test_bitpack_gpu.py
 # 2. Every engine with a CUDA device against the NumPy reference, and the zero-padding control
-#    (90 s: on a bare machine Numba compiles the CPU engines first; 35 s was too little on 2026-12-04).
-step verify 90 "$PYTHON" -m tensorca verify --device cuda
+#    (75 s: on a bare machine Numba compiles the CPU engines first; 35 s was too little on 2026-12-04,
+#    the rerun took 33 s with part of the cache warm).
+step verify 75 "$PYTHON" -m tensorca verify --device cuda
 # 3. torch engine: eager paths, CUDA graphs, batched vs one at a time; then compiled. Each rate is
 #    also set against its ceiling: the copy bandwidth measured here over the bytes a cell the
 #    variant moves a generation, counted (benchmarks/torch_traffic.py: 47 B eager, >= 2 compiled).
-step torch_eager 55 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
+step torch_eager 45 "$PYTHON" benchmarks/bench_torch.py --device cuda --rule B3/S23 --gens 40 --repeats 5 \
     --markdown --ceiling --case 1024 --case 8192 --case 16384 --case 4096:64x64 --case 4096:64x64/serial \
     --variants dense-conv,torch,torch:index,torch:conv,torch:graphs
 #    Compiled: a cell a byte (path count) against four cells an int32 word (the default); the
@@ -69,7 +70,7 @@ step torch_compiled 50 env TORCH_LOGS=output_code TORCH_LOGS_OUT="$RESULTS/induc
 #    batches (4096 x 64^2, 16384 x 16^2, 256 x 256^2) row-packed and lane-per-grid, and the engine
 #    end to end against one grid of the same cell count (2048^2, 4096^2); 4 and 8 warps a program;
 #    the torus against the plane (what wrapped columns cost).
-step bitpack 120 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,2048,4096,16384 \
+step bitpack 90 "$PYTHON" benchmarks/bench_bitpack.py --device cuda --quick --sizes 1024,2048,4096,16384 \
     --gens-per-launch 1,2,4,8 --json "$RESULTS/bitpack_gpu.json"
 # 5. Batched soups on the GPU: the census of apgsearch-style soups, 1024 planes a batch, and where
 #    its time went (stepping on the GPU against the host's census and band work).
@@ -78,8 +79,8 @@ step soups 45 "$PYTHON" -m tensorca soup --count 4000 --seed 1 --backend bitpack
 #    end, and the whole-group kernel the one-generation one (LANES_MIN_BATCH, lanes_whole_min_groups).
 step layouts 40 "$PYTHON" benchmarks/gpu_layouts.py --device cuda --json "$RESULTS/layouts.json"
 # 7. The crossover sweep on both devices (what backend="auto" is calibrated from; 51 s on 2026-12-04
-#    with the CPU kernels to compile, so 100 s).
-step bench 100 "$PYTHON" -m tensorca bench --quick --device cuda,cpu --json "$RESULTS/bench_gpu.json" \
+#    with the CPU kernels to compile, so 85 s).
+step bench 85 "$PYTHON" -m tensorca bench --quick --device cuda,cpu --json "$RESULTS/bench_gpu.json" \
     --plot "$RESULTS/bench_gpu.png"
 
 "$PYTHON" benchmarks/gpu_summary.py "$RESULTS" "$GPU" "$VERSIONS" > "$RESULTS/gpu_results.md" 2>&1 || status=1

@@ -409,7 +409,7 @@ def _engines_to_check(engines: Sequence[str | Engine] | None) -> list[Engine]:
     """The engines named (loaded from the registry), or every available one but the reference."""
     if engines is not None:
         return [e if isinstance(e, Engine) else get_engine(e) for e in engines]
-    chosen = [e for e in available_engines() if e.name != REFERENCE]
+    chosen = [e for e in available_engines() if e.name != REFERENCE and _runs_a_family(e)]
     if not chosen:
         hints = install_hints()
         first = next(iter(hints), None)
@@ -419,6 +419,20 @@ def _engines_to_check(engines: Sequence[str | Engine] | None) -> list[Engine]:
             + (f"; engines to verify come with: {text}" if text else ""),
             package=_first_missing_module(hints[first] if first else []), install=first)
     return chosen
+
+
+def _runs_a_family(engine: Engine) -> bool:
+    """True when ``engine`` runs the first sample rule of at least one family on a small torus (an
+    engine for rules outside these families, such as ``margolus`` for Golly's emulated block rules,
+    has nothing to verify here and is left out rather than reported as checking nothing)."""
+    torus = Topology.torus(8, 8)
+    for rules in FAMILY_RULES.values():
+        try:
+            if engine.supports(rule_value(rules[0]), torus):
+                return True
+        except Exception:  # noqa: BLE001 - a family this engine cannot even ask about
+            continue
+    return False
 
 
 def install_hints() -> dict[str, list[str]]:
