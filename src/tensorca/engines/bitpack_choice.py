@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 
 from ..cache_dirs import cache_epoch
+from ..rules.base import Rule
+from ..topology import Topology
 from . import bitpack_circuit as circuit
 
 #: The environment variable of the choice.
@@ -74,4 +76,22 @@ def _lanes_stand_in(table: bytes) -> bool:
             or circuit._specialised_here("bitpack-lanes") >= COMPILE_IN_PROCESS)
 
 
-__all__ = ["COMPILE_IN_PROCESS", "KERNELS_ENV", "kernels_mode", "lanes_stand_in", "stands_in"]
+def specialise_in_background(rule: Rule, table: bytes, shape: tuple[int, ...], topology: Topology) -> bool:
+    """True when the generic kernels stand in for ``rule``'s own, which are cold on this machine
+    (:func:`lanes_stand_in`); then the rule's own kernels for this shape are
+    compiled by a background worker (:mod:`tensorca.background`), for the runs after this one."""
+    if not lanes_stand_in(table):
+        return False
+    if kernels_mode() == "auto" and topology.kind in ("torus", "plane"):
+        from ..background import start
+        from ..warmup import WarmJob
+
+        batch, height, width = (int(v) for v in shape)
+        batch = max(1, min(batch, (1 << 22) // max(1, height * width)))
+        start(WarmJob("engine", rule.canonical(), "bitpack-cpu", (batch, height, width), topology.kind, 8,
+                      kernels="specialised"))
+    return True
+
+
+__all__ = ["COMPILE_IN_PROCESS", "KERNELS_ENV", "kernels_mode", "lanes_stand_in", "specialise_in_background",
+           "stands_in"]

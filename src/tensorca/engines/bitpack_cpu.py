@@ -59,7 +59,7 @@ from ..rules.base import Rule
 from ..topology import Topology
 from .base import Engine
 from .bitpack_bdd import Circuit, count_sets, is_count_circuit, mux_program, table_circuit
-from .bitpack_choice import kernels_mode, lanes_stand_in
+from .bitpack_choice import specialise_in_background
 from .bitpack_circuit import (
     GENERIC,
     GENERIC_TABLE,
@@ -75,15 +75,14 @@ from .bitpack_circuit import (
     rule_table,
     truth_table,
     we_source,
-    why_not_bitpack,
 )
 from .bitpack_columns import bs_columns, change_bits, from_columns, table_columns, to_columns
 from .bitpack_lanes import advance_lanes
+from .bitpack_noise import advance_stochastic, why_not_packed
 from .bitpack_pack import last_word_mask, n_words, unpack
 from .bitpack_tiles import advance_tiled
 from .lanes_layout import runs_tiled, use_lanes
 from .row_packing import pack_alive
-from .stochastic_steps import advance_numpy, why_not_bitpack_noisy
 
 _TEMPLATE_VERSION = "7"
 
@@ -646,21 +645,20 @@ class BitpackCpuEngine(Engine):
         return ["cpu"]
 
     def supports(self, rule: Rule, topology: Topology) -> bool:
-        return _why_not(rule.compile(), topology) is None
+        return why_not_packed(rule.compile(), topology) is None
 
     def why_unsupported(self, rule: Rule, topology: Topology) -> str:
-        reason = _why_not(rule.compile(), topology)
+        reason = why_not_packed(rule.compile(), topology)
         return f"engine {self.name!r} cannot run {rule.canonical() or rule!r} on {topology}: {reason or 'supported'}"
 
     def advance(self, cells: np.ndarray, rule: Rule, topology: Topology, generations: int, *,
                 clock: Clock | None = None) -> np.ndarray:
-        """As :meth:`Engine.advance`; a noisy rule (:mod:`.bitpack_noise`) draws from ``clock``
-        (None: seed 0, generation 0)."""
+        """As :meth:`Engine.advance`; a noisy rule draws from ``clock`` (None: seed 0, generation 0)."""
         spec = rule.compile()
-        if _why_not(spec, topology) is not None:
+        if why_not_packed(spec, topology) is not None:
             raise EngineError(self.why_unsupported(rule, topology))
         if spec.stochastic:
-            return _advance_noisy(np.asarray(cells), spec, topology, generations, clock or Clock())
+            return advance_stochastic(np.asarray(cells), spec, topology, generations, clock or Clock())
         if spec.decay:  # Generations: an alive plane and a decay counter
             from .bitpack_generations import advance_states
 
@@ -668,7 +666,7 @@ class BitpackCpuEngine(Engine):
         cells = np.asarray(cells)
         torus = topology.kind == "torus"
         table = bytes(spec.update.table)  # why_not_bitpack passed: a 3x3 table
-        if _specialise_in_background(rule, table, cells.shape, topology):
+        if specialise_in_background(rule, table, cells.shape, topology):
             pass  # the generic packed kernels below run now; the rule's own compile meanwhile
         elif use_lanes(cells.shape):  # many small grids: one grid per bit lane
             out = advance_lanes(cells, table, torus, generations)
@@ -682,41 +680,6 @@ class BitpackCpuEngine(Engine):
         words = pack_alive(cells)
         out = advance_packed(words, width, rule, torus, generations)
         return unpack(out, width)
-
-
-def _why_not(spec, topology: Topology) -> str | None:
-    """Why this engine cannot run ``spec`` on ``topology`` (None: it can)."""
-    if spec.stochastic:
-        return why_not_bitpack_noisy(spec, topology)
-    return why_not_bitpack(spec, topology, generations=True)
-
-
-def _advance_noisy(cells: np.ndarray, spec, topology: Topology, generations: int, clock: Clock) -> np.ndarray:
-    """A noisy rule bit-packed (:mod:`.bitpack_noise`), or on the reference where a piece of a torus
-    wraps its columns inside it (a Dask chunk's halo across the seam)."""
-    from .bitpack_noise import advance_noisy, packs
-
-    _, height, width = cells.shape
-    if not packs(clock, height, width):
-        return advance_numpy(np.asarray(cells, dtype=np.uint8), spec, topology, generations, clock)
-    return advance_noisy(cells, spec.update, topology.kind == "torus", generations, clock)
-
-
-def _specialise_in_background(rule: Rule, table: bytes, shape: tuple[int, ...], topology: Topology) -> bool:
-    """True when the generic kernels stand in for ``rule``'s own, which are cold on this machine
-    (:func:`~.bitpack_choice.lanes_stand_in`); then the rule's own kernels for this shape are
-    compiled by a background worker (:mod:`tensorca.background`), for the runs after this one."""
-    if not lanes_stand_in(table):
-        return False
-    if kernels_mode() == "auto" and topology.kind in ("torus", "plane"):
-        from ..background import start
-        from ..warmup import WarmJob
-
-        batch, height, width = (int(v) for v in shape)
-        batch = max(1, min(batch, (1 << 22) // max(1, height * width)))
-        start(WarmJob("engine", rule.canonical(), "bitpack-cpu", (batch, height, width), topology.kind, 8,
-                      kernels="specialised"))
-    return True
 
 
 __all__ = ["BitpackCpuEngine", "advance_packed", "kernel_module", "kernel_source", "n_words"]

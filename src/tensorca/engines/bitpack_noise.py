@@ -31,7 +31,9 @@ from .._numba import njit, numba, prange
 from ..cpu_load import numba_threads_capped
 from ..randomness import G1, G2, MASK64, P_BITS, Clock, key_prefix, mask_digits, quantize
 from ..rules.stochastic import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
-from .stochastic_steps import NOISE_LOADED
+from ..topology import Topology
+from .bitpack_circuit import why_not_bitpack
+from .stochastic_steps import NOISE_LOADED, advance_numpy, why_not_bitpack_noisy
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -224,4 +226,21 @@ def advance_noisy(cells: np.ndarray, update: NoisyUpdate, torus: bool, generatio
     return unpack(cur, width)
 
 
-__all__ = ["advance_noisy", "noise_pass", "packs"]
+def why_not_packed(spec, topology: Topology) -> str | None:
+    """Why ``bitpack-cpu`` cannot run ``spec`` on ``topology`` (None: it can): a noisy rule's
+    reasons here, any other rule's the deterministic kernels' (:func:`.bitpack_circuit.why_not_bitpack`)."""
+    if spec.stochastic:
+        return why_not_bitpack_noisy(spec, topology)
+    return why_not_bitpack(spec, topology, generations=True)
+
+
+def advance_stochastic(cells: np.ndarray, spec, topology: Topology, generations: int, clock: Clock) -> np.ndarray:
+    """A noisy rule bit-packed (:mod:`.bitpack_noise`), or on the reference where a piece of a torus
+    wraps its columns inside it (a Dask chunk's halo across the seam)."""
+    _, height, width = cells.shape
+    if not packs(clock, height, width):
+        return advance_numpy(np.asarray(cells, dtype=np.uint8), spec, topology, generations, clock)
+    return advance_noisy(cells, spec.update, topology.kind == "torus", generations, clock)
+
+
+__all__ = ["advance_noisy", "advance_stochastic", "noise_pass", "packs", "why_not_packed"]

@@ -72,9 +72,7 @@ def _all_coordinates(text: str, source: str | None, budget: int,
             continue
         if stripped[0] == "#":
             if stripped[1:2] == "P":
-                left, y = int_fields(stripped[2:], lineno, 3, source, 2, "block position x y")
-                for value, f in zip((left, y), _FIELD.finditer(stripped, 2), strict=False):
-                    check_coordinate(value, lineno, f.start() + 1, source)
+                left, y = _block_position(stripped, lineno, source)
             else:
                 _hash_line(stripped, lineno, source, meta)
             continue
@@ -114,9 +112,7 @@ def _coordinates(text: str, source: str | None, budget: int, meta: dict) -> Iter
             continue
         if stripped.startswith("#"):
             if stripped[1:2] == "P":
-                left, y = int_fields(stripped[2:], lineno, 3, source, 2, "block position x y")
-                for value, f in zip((left, y), _FIELD.finditer(stripped, 2), strict=False):
-                    check_coordinate(value, lineno, f.start() + 1, source)
+                left, y = _block_position(stripped, lineno, source)
             else:
                 _hash_line(stripped, lineno, source, meta)
             continue
@@ -134,6 +130,14 @@ def _coordinates(text: str, source: str | None, budget: int, meta: dict) -> Iter
         y += 1
     if not seen_header:
         raise PatternError("empty pattern file", 1, 1, source)
+
+
+def _block_position(stripped: str, lineno: int, source: str | None) -> tuple[int, int]:
+    """The ``(x, y)`` of a ``#P x y`` line, each checked against the coordinate range."""
+    left, top = int_fields(stripped[2:], lineno, 3, source, 2, "block position x y")
+    for value, f in zip((left, top), _FIELD.finditer(stripped, 2), strict=False):
+        check_coordinate(value, lineno, f.start() + 1, source)
+    return left, top
 
 
 def _hash_line(stripped: str, lineno: int, source: str | None, meta: dict) -> None:
