@@ -195,7 +195,7 @@ def compile_case(case: Case, rule: str, torus: bool, arch: int = 90) -> Compiled
     from triton.compiler import ASTSource
 
     from tensorca.engines.bitpack_circuit import rule_table
-    from tensorca.engines.bitpack_gpu import lane_packing_module, table_module
+    from tensorca.engines.bitpack_gpu_kernels import lane_packing_module, table_module
     from tensorca.rules import parse_rule
 
     found = tools()

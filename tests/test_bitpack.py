@@ -257,9 +257,11 @@ def test_cpu_word_boundaries(cpu, text, kind):
 def test_cpu_launch_paths(cpu, path, monkeypatch):
     """Each launch path: one thread, one task per grid (all generations), strips of rows per generation."""
     import tensorca.engines.bitpack_cpu as bitpack_cpu
+    import tensorca.engines.bitpack_rows as bitpack_rows
 
-    monkeypatch.setattr(bitpack_cpu, "SERIAL_WORK", 1 << 40 if path == "serial" else 0)
-    monkeypatch.setattr(bitpack_cpu, "SMALL_GRID_WORDS", 1 << 40 if path == "whole" else 0)
+    for module in (bitpack_cpu, bitpack_rows):  # the column kernels' serial path, the row kernels'
+        monkeypatch.setattr(module, "SERIAL_WORK", 1 << 40 if path == "serial" else 0)
+    monkeypatch.setattr(bitpack_rows, "SMALL_GRID_WORDS", 1 << 40 if path == "whole" else 0)
     rule = parse_rule("B36/S23")
     ref = get_engine("numpy")
     rng = np.random.default_rng(7)

@@ -13,6 +13,7 @@ import base64
 import numpy as np
 import pytest
 
+from tensorca.engines import bitpack_choice as choice
 from tensorca.engines import bitpack_circuit as circuit
 from tensorca.engines import engine_info, get_engine
 from tensorca.errors import EngineError, GridError
@@ -120,22 +121,22 @@ def test_long_run_cycles_through_every_state(cpu):
 
 def test_launch_paths_and_generic_kernels(cpu, monkeypatch):
     """Serial, whole-grid and strip paths; past the specialised-module cap, the generic kernels."""
-    import tensorca.engines.bitpack_cpu as bitpack_cpu
+    import tensorca.engines.bitpack_rows as bitpack_rows
 
     rng = np.random.default_rng(9)
     for serial, small in ((1 << 40, 0), (0, 1 << 40), (0, 0)):
-        monkeypatch.setattr(bitpack_cpu, "SERIAL_WORK", serial)
-        monkeypatch.setattr(bitpack_cpu, "SMALL_GRID_WORDS", small)
+        monkeypatch.setattr(bitpack_rows, "SERIAL_WORK", serial)
+        monkeypatch.setattr(bitpack_rows, "SMALL_GRID_WORDS", small)
         for text in ("345/2/4", "12/2-a/4"):  # the row-sum ring, the nine-plane table kernels
             check_parity(cpu, parse_rule(text), rng, [(70, 130), (33, 65)], gens=(5,), batch=3)
-    monkeypatch.setattr(bitpack_cpu, "SERIAL_WORK", 1 << 20)
-    monkeypatch.setattr(circuit, "_LOADED", {})
+    monkeypatch.setattr(bitpack_rows, "SERIAL_WORK", 1 << 20)
+    monkeypatch.setattr(circuit, "LOADED", {})
     monkeypatch.setattr(circuit, "MAX_SPECIALISED", 0)
     for text in ("345/2/4", "/2/3", "12/34/256", "12/2-a/4", map_generations(4, 7)):
         rule = parse_rule(text)
-        assert gen.module_key(rule.compile()) == circuit.GENERIC_GENERATIONS
+        assert choice.generations_key(rule.compile()) == circuit.GENERIC_GENERATIONS
         check_parity(cpu, rule, rng, [(7, 13), (11, 65)], gens=(1, 4))
-    assert set(circuit._LOADED) == {("bitpack-cpu", circuit.GENERIC_GENERATIONS)}
+    assert set(circuit.LOADED) == {("bitpack-cpu", circuit.GENERIC_GENERATIONS)}
 
 
 GOLDEN = [c for c in golden_cases() if c["topology"] != "unbounded_plane" and c["states"] > 2]
@@ -165,8 +166,8 @@ def test_only_bitpack_cpu_claims_generations():
     assert not engine_info("bitpack-gpu").precheck(spec, torus)
     assert "4 states" in circuit.why_not_bitpack(spec, torus)
     assert circuit.why_not_bitpack(spec, torus, generations=True) is None
-    assert "shifted" in gen.why_not_generations(spec, Topology.torus(9, 7, shift_x=1))
-    assert "decay" in gen.why_not_generations(parse_rule("B3/S23").compile(), torus)
+    assert "shifted" in circuit.why_not_generations(spec, Topology.torus(9, 7, shift_x=1))
+    assert "decay" in circuit.why_not_generations(parse_rule("B3/S23").compile(), torus)
     ltl = parse_rule("R3,C3,M1,S10..20,B10..14,NC").compile()  # decay states, but counted, not a 3x3 table
     assert not engine_info("bitpack-cpu").precheck(ltl, torus)
 

@@ -192,15 +192,15 @@ def test_interpreted_lane_kernels_match_reference(interp, text):
 @pytest.fixture(params=[False, True], ids=["select-wrap", "load-wrap"])
 def lane_wrap(request, monkeypatch):
     """Both ways the lane kernels read a torus's wrapped columns (the version-dependent choice of
-    bitpack_gpu.lane_wrap_by_loads), whatever Triton is installed."""
-    from tensorca.engines import bitpack_gpu
+    bitpack_gpu_kernels.lane_wrap_by_loads), whatever Triton is installed."""
+    from tensorca.engines import bitpack_gpu_kernels
 
     def clear():
-        bitpack_gpu.kernel_source.cache_clear()
-        bitpack_gpu.planes_source.cache_clear()
+        bitpack_gpu_kernels.kernel_source.cache_clear()
+        bitpack_gpu_kernels.planes_source.cache_clear()
 
     clear()
-    monkeypatch.setattr(bitpack_gpu, "lane_wrap_by_loads", lambda: request.param)
+    monkeypatch.setattr(bitpack_gpu_kernels, "lane_wrap_by_loads", lambda: request.param)
     yield request.param
     clear()  # the sources of this variant go; the next call formats them with the real choice
 
@@ -210,7 +210,7 @@ def lane_wrap(request, monkeypatch):
 def test_lane_kernels_wrap_columns_both_ways(interp, lane_wrap, text):
     """Torus columns -1 and w (one-word rows wrap onto themselves), the plane's zeros, spare lanes
     of a tile past the last column; a count rule and a table circuit."""
-    from tensorca.engines.bitpack_gpu import kernel_source
+    from tensorca.engines.bitpack_gpu_kernels import kernel_source
 
     assert ("mask=rows & (col < 0)" in kernel_source("c")) == lane_wrap
     rule = parse_rule(text)
@@ -225,12 +225,12 @@ def test_lane_kernels_wrap_columns_both_ways(interp, lane_wrap, text):
 
 
 def test_lane_wrap_follows_the_triton_version(monkeypatch):
-    from tensorca.engines import bitpack_gpu
+    from tensorca.engines import bitpack_gpu_kernels
 
     for version, by_loads in [("3.6.0", True), ("3.5.1", True), ("3.7.1", False), ("3.9.0", False),
                               ("4.0.0", False), ("3.10.0+git1234", False)]:
-        monkeypatch.setattr(bitpack_gpu.triton, "__version__", version)
-        assert bitpack_gpu.lane_wrap_by_loads() is by_loads, version
+        monkeypatch.setattr(bitpack_gpu_kernels.triton, "__version__", version)
+        assert bitpack_gpu_kernels.lane_wrap_by_loads() is by_loads, version
 
 
 def test_lane_packing_kernels_match_the_torch_layout(interp):

@@ -12,8 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 from tensorca.engines import bitpack_lanes, bitpack_tiles, get_engine  # noqa: E402
-from tensorca.engines.bitpack_bdd import count_sets  # noqa: E402
-from tensorca.engines.bitpack_circuit import rule_table  # noqa: E402
+from tensorca.engines.bitpack_circuit import count_sets, rule_table  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 

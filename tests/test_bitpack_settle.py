@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tensorca.engines.bitpack_cpu as bitpack_cpu
+import tensorca.engines.bitpack_rows as bitpack_rows
 from tensorca.engines import bitpack_circuit as circuit
 from tensorca.engines import get_engine
 from tensorca.engines.bitpack_circuit import rule_table
@@ -161,7 +162,7 @@ def test_bands(text):
     (more than the grid on a small torus, clipped at a plane's edges): any band count, epochs
     of odd and even length, grids and bands not multiples of 64 rows."""
     rule = parse_rule(text)
-    module, lut = bitpack_cpu.table_kernels_for(rule_table(rule))
+    module, lut = bitpack_rows.table_kernels_for(rule_table(rule))
     rng = np.random.default_rng(len(text))
     for (n, h, w), bands, epoch in [((2, 200, 130), 3, 7), ((1, 150, 70), 2, 32), ((1, 40, 65), 5, 12)]:
         cells = soups(rng, n, h, w)
@@ -226,13 +227,13 @@ def test_wide_short_grids_run_rows(cpu):
 
 def test_generic_kernel_past_the_cap(cpu, monkeypatch):
     """Past the specialised-module cap, B/S rules run the generic kernel's column kernels."""
-    monkeypatch.setattr(circuit, "_LOADED", {})
+    monkeypatch.setattr(circuit, "LOADED", {})
     monkeypatch.setattr(circuit, "MAX_SPECIALISED", 0)
     rng = np.random.default_rng(3)
     for text in ("B36/S125", "B0/S8"):
         rule = parse_rule(text)
-        module, _ = bitpack_cpu.table_kernels_for(rule_table(rule))
-        assert module is bitpack_cpu.kernel_module(circuit.GENERIC)
+        module, _ = bitpack_rows.table_kernels_for(rule_table(rule))
+        assert module is bitpack_rows.kernel_module(circuit.GENERIC)
         for kind in ("torus", "plane"):
             same_as_reference(cpu, soups(rng, 2, 130, 70), rule, kind, 60)
 
@@ -243,7 +244,7 @@ def test_generic_kernel_past_the_cap(cpu, monkeypatch):
 def run_columns(cells: np.ndarray, text: str, torus: bool, gens: int) -> tuple[np.ndarray, np.ndarray]:
     """Run the column kernels directly; returns the grid and the change bits of the last generation."""
     rule = parse_rule(text)
-    module, lut = bitpack_cpu.table_kernels_for(rule_table(rule))
+    module, lut = bitpack_rows.table_kernels_for(rule_table(rule))
     n, h, w = cells.shape
     words = pack(cells, 64)
     wp = words.shape[2]

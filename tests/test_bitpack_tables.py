@@ -12,6 +12,7 @@ import base64
 import numpy as np
 import pytest
 
+from tensorca.engines import bitpack_choice as choice
 from tensorca.engines import bitpack_circuit as circuit
 from tensorca.engines import get_engine
 from tensorca.engines.bitpack_bdd import (
@@ -19,7 +20,6 @@ from tensorca.engines.bitpack_bdd import (
     NEIGHBOURS,
     PLANES,
     count_hybrid,
-    count_sets,
     dc_mux_circuit,
     is_count_circuit,
     kernel_ops,
@@ -27,7 +27,7 @@ from tensorca.engines.bitpack_bdd import (
     mux_program,
     table_circuit,
 )
-from tensorca.engines.bitpack_circuit import kernel_op_count
+from tensorca.engines.bitpack_circuit import count_sets, kernel_op_count
 from tensorca.rules import parse_rule, parse_spec
 from tensorca.rules.hensel import LETTERS
 from tensorca.topology import Topology
@@ -128,9 +128,9 @@ def test_map_spelling_of_bs_runs_the_bs_kernels():
     assert is_count_circuit(table_circuit(mapped.table))
     assert table_circuit(life.table).result == circuit.rule_expression(frozenset({3}), frozenset({2, 3}))
     for engine in ("bitpack-cpu", "bitpack-gpu"):
-        assert circuit.kernel_key(engine, mapped.table) == circuit.kernel_key(engine, life.table)
+        assert choice.kernel_key(engine, mapped.table) == choice.kernel_key(engine, life.table)
     b36 = parse_rule("B36/S23")
-    assert circuit.kernel_key("bitpack-gpu", parse_rule(map_text(b36.table)).table) == circuit.kernel_key(
+    assert choice.kernel_key("bitpack-gpu", parse_rule(map_text(b36.table)).table) == choice.kernel_key(
         "bitpack-gpu", b36.table)
     assert circuit.bs_sets(mapped) == (frozenset({3}), frozenset({2, 3}))
 
@@ -220,23 +220,25 @@ def test_cpu_random_hensel_and_map(cpu, seed):
 def test_cpu_launch_paths_and_generic_kernels(cpu, monkeypatch):
     """Serial, whole-grid and strip paths; past the specialised-module cap, the generic table kernels."""
     import tensorca.engines.bitpack_cpu as bitpack_cpu
+    import tensorca.engines.bitpack_rows as bitpack_rows
 
     rng = np.random.default_rng(9)
     rule = parse_rule("B2-a/S12")
     for serial, small in ((1 << 40, 0), (0, 1 << 40), (0, 0)):
-        monkeypatch.setattr(bitpack_cpu, "SERIAL_WORK", serial)
-        monkeypatch.setattr(bitpack_cpu, "SMALL_GRID_WORDS", small)
+        for module in (bitpack_cpu, bitpack_rows):  # the column kernels' serial path, the row kernels'
+            monkeypatch.setattr(module, "SERIAL_WORK", serial)
+        monkeypatch.setattr(bitpack_rows, "SMALL_GRID_WORDS", small)
         check_parity(cpu, rule, rng, [(70, 130), (33, 65)], gens=(5,), batch=3)
-    monkeypatch.setattr(circuit, "_LOADED", {})
+    monkeypatch.setattr(circuit, "LOADED", {})
     monkeypatch.setattr(circuit, "MAX_SPECIALISED", 0)
     texts = [random_hensel(rng) for _ in range(4)] + [map_text(random_table(rng, b0=b0)) for b0 in (0, 1, 0, 1)]
     for text in texts + ["B0/S1V"]:
         rule = parse_rule(text)
         generic = circuit.GENERIC if is_count_circuit(table_circuit(rule.table)) else circuit.GENERIC_TABLE
-        assert circuit.kernel_key("bitpack-cpu", rule.table) == generic
+        assert choice.kernel_key("bitpack-cpu", rule.table) == generic
         check_parity(cpu, rule, rng, [(7, 13), (11, 65)], gens=(1, 4))
-    assert ("bitpack-cpu", circuit.GENERIC_TABLE) in circuit._LOADED
-    assert {key for _, key in circuit._LOADED} <= {circuit.GENERIC, circuit.GENERIC_TABLE}
+    assert ("bitpack-cpu", circuit.GENERIC_TABLE) in circuit.LOADED
+    assert {key for _, key in circuit.LOADED} <= {circuit.GENERIC, circuit.GENERIC_TABLE}
 
 
 GOLDEN_TABLES = [c for c in golden_cases() if c["topology"] != "unbounded_plane"

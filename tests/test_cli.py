@@ -30,7 +30,7 @@ def run_cli(capsys, *argv):
 
 def test_rule_prints_canonical_form_and_family(capsys):
     code, out, _ = run_cli(capsys, "rule", "b2nic/s")
-    assert code == 0 and "B2cin/S" in out and "life-like" in out
+    assert code == 0 and "B2cin/S" in out and "isotropic" in out and "bitpack-cpu" in out
     code, out, _ = run_cli(capsys, "rule", "345/2/4:T128,128")
     assert code == 0 and "345/2/4:T128,128" in out and "generations" in out and "4" in out
 

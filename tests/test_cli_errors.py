@@ -60,7 +60,7 @@ def one_line_error(capsys, argv) -> str:
         (["loader-bench", "--workers", "0,99999"], "--workers: must be at most"),
         (["loader-bench", "--warmup", "9..2"], "LO must not exceed HI"),
         (["verify", "--grids", "0"], "at least one grid"),
-        (["verify", "--family", "nope"], "unknown family 'nope'"),
+        (["verify", "--family", "nope"], "unknown rule family 'nope'"),
         (["info", "missing.rle"], "missing.rle"),
         (["rule", "R600,C0,M1,S1..2,B3..3,NM"], "out of range 1..500"),
         (["rule", "B3/S23:K31*+1,20"], "even"),

@@ -31,6 +31,7 @@ import tensorca
 from tensorca.engines import engine_names, get_engine
 from tensorca.engines.base import Engine
 from tensorca.errors import EngineError, MissingDependencyError
+from tensorca.families import families
 from tensorca.rules import parse_rule, parse_spec
 from tensorca.rules.base import Rule
 from tensorca.topology import Topology
@@ -120,7 +121,7 @@ def advance_checked(engine: Engine, cells: np.ndarray, device: str, rule: Rule, 
     given = to_engine(cells, engine, device)
     out = to_numpy(engine.advance(given, rule, topology, generations))
     np.testing.assert_array_equal(to_numpy(given), cells, err_msg=f"{engine.name} modified its input")
-    assert out.dtype == np.uint8 and out.shape == cells.shape, (out.dtype, out.shape)
+    assert out.dtype == cells.dtype and out.shape == cells.shape, (out.dtype, out.shape)
     return out
 
 
@@ -129,6 +130,25 @@ def soup(seed: str, shape: tuple[int, ...], n_states: int) -> np.ndarray:
     rng = np.random.default_rng(zlib.crc32(seed.encode()))
     live = rng.random(shape) < rng.uniform(0.1, 0.9)
     return (live * rng.integers(1, max(n_states, 2), shape)).astype(np.uint8)
+
+
+def rule_soup(seed: str, rule: Rule, batch: int, shape: tuple[int, int]) -> np.ndarray:
+    """A :func:`soup` of ``rule``'s states, ``(batch, H, W)``; continuous rules: float64 in [0, 1) where
+    live, ``(batch, C, H, W)`` with channels."""
+    space = rule.state_space
+    if space.discrete:
+        return soup(seed, (batch, *shape), rule.n_states)
+    full = (batch, *((space.channels,) if space.channels else ()), *shape)
+    rng = np.random.default_rng(zlib.crc32(seed.encode()))
+    return (rng.random(full) < rng.uniform(0.1, 0.9)) * rng.random(full)
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, tolerance: float | None, message: str) -> None:
+    """Bit for bit, or within ``tolerance`` per cell (a continuous family's)."""
+    if tolerance is None:
+        np.testing.assert_array_equal(got, want, err_msg=message)
+    else:
+        np.testing.assert_allclose(got, want, rtol=0, atol=tolerance, err_msg=message)
 
 
 # -- (a) Golly's golden cases ----------------------------------------------------------------------
@@ -190,23 +210,10 @@ def test_every_engine_meets_golden_cases():
 
 # -- (b) and (c): parity with the reference, or a loud refusal ---------------------------------------
 
-#: Rule families and the rules tried in each: neighbourhoods, B0, many states, large and custom ranges.
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "bs": ("B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B0123478/S01234678",
-           "B2/S3V", "B13/S012V", "B2/S34H", "B245/S3H"),
-    "hensel": ("B2-a/S12", "B3/S2-i34q", "B2ce3ai/S23-k", "B2i34c/S1e2-a5"),
-    "map": ("MAP-B3/S23", "MAP-random:1", "MAP-random:2"),
-    "generations": ("345/2/4", "/2/3", "23/3/2", "12/34/3", "12/34/256", "12/2-a/4", "23/3/3V", "2/3/3H"),
-    "ltl": ("R5,C0,M1,S34..58,B34..45,NM", "R1,C0,M0,S2..3,B3..3,NM", "R2,C0,M0,S3..6,B4..5,NN",
-            "R3,C3,M1,S10..20,B10..14,NC", "R3,C0,S0,7-12,B8,12,N+", "R2,C5,S2-4,B3,NX",
-            "R2,C0,M1,S1..12,B1..12,N2", "R2,C4,S1-5,B2-3,N*", "R2,C0,S1-3,B2,N@891891"),
-    "hrot-weighted": ("R1,C0,S1,B2,NW0810080a850a081008", "R1,C4,S1,B2,NW123401323,012A",
-                      "R2,C0,S2-7,B3-5,NW11A1112221A2F2A1222111A11", "R2,C3,S2-9,B3-6,NG"),
-    "wolfram": ("W30", "W90", "W110"),
-    # drawn from the default clock (seed 0, generation 0): tests/test_stochastic.py tries others
-    "stochastic": ("B3/S23:pb=0.9,ps=0.8", "B36/S23:async=0.5", "B2ce3ai/S23-k:pb=0.7,ps=0.6,async=0.8",
-                   "345/2/4:ps=0.7", "DK:p1=0.6,p2=0.8", "ForestFire:p=0.1,f=0.05", "SIR:beta=0.4,gamma=0.2"),
-}
+#: Rule families and the rules tried in each: the registry's (:mod:`tensorca.families`), plug-ins
+#: installed here included; a family's ``tolerance`` (continuous states) is the largest difference allowed.
+FAMILIES: dict[str, tuple[str, ...]] = {f.name: f.samples for f in families()}
+TOLERANCES: dict[str, float | None] = {f.name: f.tolerance for f in families()}
 KINDS = ("torus", "plane", "shifted-torus", "klein", "cross", "sphere")
 #: (H, W): odd and non-square, one row, one column, one cell, and an even pair for shifted Klein bottles.
 SHAPES = ((7, 13), (1, 5), (17, 3), (5, 1), (1, 1), (6, 10))
@@ -255,13 +262,13 @@ def test_matches_reference_or_refuses(engine_on, target, family, kind):
         rule = rule_value(text)
         for height, width in shapes:
             for topology in topologies(kind, height, width):
-                cells = soup(f"{text} {topology}", (2, *topology.shape), rule.n_states)
+                cells = rule_soup(f"{text} {topology}", rule, 2, topology.shape)
                 if not engine.supports(rule, topology):
                     expect_refusal(engine, device, cells, rule, topology)
                     continue
                 want = reference.advance(cells, rule, topology, generations)
                 got = advance_checked(engine, cells, device, rule, topology, generations)
-                np.testing.assert_array_equal(got, want, err_msg=f"{engine.name} {text} on {topology}")
+                assert_same(got, want, TOLERANCES[family], f"{engine.name} {text} on {topology}")
 
 
 @pytest.mark.parametrize("target", [_param(t) for t in TARGETS])
@@ -292,7 +299,7 @@ def test_input_is_never_modified(engine_on, target, kind):
         rule = rule_value(texts[0])
         if not engine.supports(rule, topology):
             continue
-        cells = soup(f"input {texts[0]}", (3, 9, 11), rule.n_states)
+        cells = rule_soup(f"input {texts[0]}", rule, 3, (9, 11))
         given = to_engine(cells, engine, device)
         engine.advance(given, rule, topology, 4)
         np.testing.assert_array_equal(to_numpy(given), cells, err_msg=texts[0])

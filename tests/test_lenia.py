@@ -470,7 +470,7 @@ def test_datasets_give_float_lenia_samples():
 def test_step_growth_decides_its_band_edge_alike_in_every_engine():
     """gn=3 at |U - m| = s: potentials that differ only by round-off count as inside (STEP_EDGE),
     in the reference's growth, torch's, and the scaled in-place step's."""
-    from tensorca.engines.lenia_steps import _scaled_bump, growth_bump
+    from tensorca.families.lenia.steps import _scaled_bump, growth_bump
     from tensorca.rules.lenia import STEP_EDGE, GrowthUpdate, growth
 
     m, s = 0.25, 0.05

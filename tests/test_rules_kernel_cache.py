@@ -25,7 +25,7 @@ def fresh_cache(tmp_path, monkeypatch):
     """An empty kernel directory and an empty in-process map (the real ones are left alone)."""
     monkeypatch.setenv("TENSORCA_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setattr(circuit, "_LOADED", {})
+    monkeypatch.setattr(circuit, "LOADED", {})
     circuit._compiled_on_disk.cache_clear()
     yield tmp_path / "bitpack"
     circuit._compiled_on_disk.cache_clear()
@@ -56,11 +56,11 @@ def load(rule, engine="bitpack-cpu"):
 
 def test_kernel_state_follows_the_module_map(fresh_cache):
     life = parse_rule("B3/S23")
-    assert circuit.kernel_state(life, "bitpack-cpu") == "cold"
+    assert choice.kernel_state(life, "bitpack-cpu") == "cold"
     module = load(life)
     assert module.EXPR == expression(life) and module.__name__ in sys.modules
-    assert circuit.kernel_state(life, "bitpack-cpu") == "loaded"
-    assert circuit.kernel_state(life, "bitpack-gpu") == "cold"  # another engine's module
+    assert choice.kernel_state(life, "bitpack-cpu") == "loaded"
+    assert choice.kernel_state(life, "bitpack-gpu") == "cold"  # another engine's module
 
 
 @pytest.mark.parametrize("rule, engine", [
@@ -71,7 +71,7 @@ def test_kernel_state_follows_the_module_map(fresh_cache):
     ("R2,C0,S2-3,B3", "bitpack-gpu"),
 ])
 def test_kernel_state_is_none_where_nothing_compiles(fresh_cache, rule, engine):
-    assert circuit.kernel_state(parse_rule(rule), engine) == "none"
+    assert choice.kernel_state(parse_rule(rule), engine) == "none"
 
 
 def test_kernel_state_disk_reads_the_index_not_docstrings(fresh_cache):
@@ -79,18 +79,18 @@ def test_kernel_state_disk_reads_the_index_not_docstrings(fresh_cache):
     (:func:`tensorca.cache_dirs.numba_cache_path`: under the cache root, not beside the module)."""
     life = parse_rule("B3/S23")
     module = load(life)
-    circuit._LOADED.clear()  # as in a new process
-    assert circuit.kernel_state(life, "bitpack-cpu") == "cold"  # written, never compiled
+    circuit.LOADED.clear()  # as in a new process
+    assert choice.kernel_state(life, "bitpack-cpu") == "cold"  # written, never compiled
     (fresh_cache / "__pycache__").mkdir()
     (fresh_cache / "__pycache__" / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
     circuit._compiled_on_disk.cache_clear()
-    assert circuit.kernel_state(life, "bitpack-cpu") == "cold"  # beside the module is no longer Numba's place
+    assert choice.kernel_state(life, "bitpack-cpu") == "cold"  # beside the module is no longer Numba's place
     cache = numba_cache_path(module.__file__)
     cache.mkdir(parents=True)
     (cache / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
     circuit._compiled_on_disk.cache_clear()
-    assert circuit.kernel_state(life, "bitpack-cpu") == "disk"
-    assert circuit.kernel_state(parse_rule("B36/S23"), "bitpack-cpu") == "cold"
+    assert choice.kernel_state(life, "bitpack-cpu") == "disk"
+    assert choice.kernel_state(parse_rule("B36/S23"), "bitpack-cpu") == "cold"
 
 
 def _pretend_compiled(module) -> None:
@@ -98,7 +98,7 @@ def _pretend_compiled(module) -> None:
     cache = numba_cache_path(module.__file__)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / f"{module.__name__}.step_strips-142.py311.nbi").write_bytes(b"")
-    circuit._LOADED.clear()  # as in a new process
+    circuit.LOADED.clear()  # as in a new process
     circuit._compiled_on_disk.cache_clear()
     choice._STAND_IN.clear()
 
@@ -110,17 +110,17 @@ def test_a_cold_rule_runs_the_compiled_generic_kernels_meanwhile(fresh_cache, mo
     monkeypatch.delenv(choice.KERNELS_ENV, raising=False)
     highlife = parse_rule("B36/S23")
     sets = circuit.bs_sets(highlife.compile())
-    assert circuit.kernel_expression("bitpack-cpu", *sets) == expression(highlife)  # no generic compiled yet
-    assert circuit.kernel_state(highlife, "bitpack-cpu") == "cold"
+    assert choice.kernel_expression("bitpack-cpu", *sets) == expression(highlife)  # no generic compiled yet
+    assert choice.kernel_state(highlife, "bitpack-cpu") == "cold"
     _pretend_compiled(circuit.load_generated_module("bitpack-cpu", circuit.GENERIC, "GENERIC = True\n", "test"))
-    assert circuit.kernel_expression("bitpack-cpu", *sets) == circuit.GENERIC
+    assert choice.kernel_expression("bitpack-cpu", *sets) == circuit.GENERIC
     assert choice.lanes_stand_in(circuit.rule_table(highlife))
-    assert circuit.kernel_state(highlife, "bitpack-cpu") == "disk"  # auto may choose bitpack-cpu at once
+    assert choice.kernel_state(highlife, "bitpack-cpu") == "disk"  # auto may choose bitpack-cpu at once
     monkeypatch.setenv(choice.KERNELS_ENV, "specialised")
-    assert circuit.kernel_expression("bitpack-cpu", *sets) == expression(highlife)
+    assert choice.kernel_expression("bitpack-cpu", *sets) == expression(highlife)
     assert not choice.lanes_stand_in(circuit.rule_table(highlife))
     monkeypatch.setenv(choice.KERNELS_ENV, "generic")
-    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(parse_rule("B3/S23").compile())) == \
+    assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(parse_rule("B3/S23").compile())) == \
         circuit.GENERIC
 
 
@@ -130,13 +130,13 @@ def test_a_process_compiles_few_rules_itself_under_auto(fresh_cache, monkeypatch
     monkeypatch.delenv(choice.KERNELS_ENV, raising=False)
     rules = distinct_rules(choice.COMPILE_IN_PROCESS + 1)
     for rule in rules[: choice.COMPILE_IN_PROCESS]:
-        assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rule.compile())) == expression(rule)
+        assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(rule.compile())) == expression(rule)
         load(rule)
     extra = rules[choice.COMPILE_IN_PROCESS]
-    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == circuit.GENERIC
-    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rules[0].compile())) == expression(rules[0])
+    assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == circuit.GENERIC
+    assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(rules[0].compile())) == expression(rules[0])
     monkeypatch.setenv(choice.KERNELS_ENV, "specialised")  # as before: up to MAX_SPECIALISED
-    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == expression(extra)
+    assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == expression(extra)
 
 
 def test_the_generic_kernels_give_the_reference_cells(monkeypatch):
@@ -158,23 +158,23 @@ def test_the_33rd_rule_shares_the_generic_kernels(fresh_cache):
     """Numba never frees compiled code, so the number of rule-specific modules is what is bounded."""
     rules = distinct_rules(circuit.MAX_SPECIALISED + 2)
     for rule in rules[: circuit.MAX_SPECIALISED]:
-        assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rule.compile())) == expression(rule)
+        assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(rule.compile())) == expression(rule)
         load(rule)
     extra = rules[circuit.MAX_SPECIALISED]
-    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == circuit.GENERIC
-    assert circuit.kernel_state(extra, "bitpack-cpu") == "cold"  # the generic module is not loaded yet
+    assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(extra.compile())) == circuit.GENERIC
+    assert choice.kernel_state(extra, "bitpack-cpu") == "cold"  # the generic module is not loaded yet
     circuit.load_generated_module("bitpack-cpu", circuit.GENERIC, "GENERIC = True\n", "test")
-    assert [circuit.kernel_state(rule, "bitpack-cpu") for rule in rules] == ["loaded"] * len(rules)
-    assert circuit.kernel_expression("bitpack-cpu", *circuit.bs_sets(rules[0].compile())) == expression(rules[0])
-    assert len(circuit._LOADED) == circuit.MAX_SPECIALISED + 1
+    assert [choice.kernel_state(rule, "bitpack-cpu") for rule in rules] == ["loaded"] * len(rules)
+    assert choice.kernel_expression("bitpack-cpu", *circuit.bs_sets(rules[0].compile())) == expression(rules[0])
+    assert len(circuit.LOADED) == circuit.MAX_SPECIALISED + 1
 
 
 def test_bitpack_gpu_has_no_generic_kernels(fresh_cache):
     rules = distinct_rules(circuit.MAX_SPECIALISED + 1)
     for rule in rules:
         load(rule, "bitpack-gpu")
-    assert circuit.kernel_state(rules[-1], "bitpack-gpu") == "loaded"
-    assert circuit.kernel_state(rules[-1], "bitpack-cpu") == "cold"
+    assert choice.kernel_state(rules[-1], "bitpack-gpu") == "loaded"
+    assert choice.kernel_state(rules[-1], "bitpack-cpu") == "cold"
 
 
 def test_generic_kernels_match_the_reference(monkeypatch):
@@ -182,7 +182,7 @@ def test_generic_kernels_match_the_reference(monkeypatch):
     pytest.importorskip("numba")
     from tensorca.engines import get_engine
 
-    monkeypatch.setattr(circuit, "_LOADED", {})
+    monkeypatch.setattr(circuit, "LOADED", {})
     monkeypatch.setattr(circuit, "MAX_SPECIALISED", 1)
     reference, packed = get_engine("numpy"), get_engine("bitpack-cpu")
     rng = np.random.default_rng(5)
@@ -192,7 +192,7 @@ def test_generic_kernels_match_the_reference(monkeypatch):
             cells = (rng.random((3, *topology.shape)) < 0.4).astype(np.uint8)
             want = reference.advance(cells, rule, topology, gens)
             np.testing.assert_array_equal(packed.advance(cells, rule, topology, gens), want, err_msg=str(rule))
-    assert set(circuit._LOADED) == {("bitpack-cpu", expression(rules[0])), ("bitpack-cpu", circuit.GENERIC)}
+    assert set(circuit.LOADED) == {("bitpack-cpu", expression(rules[0])), ("bitpack-cpu", circuit.GENERIC)}
 
 
 def test_generic_lines_compute_every_truth_table():

@@ -122,7 +122,7 @@ def test_rule_command_describes_the_draws(capsys):
 
     assert main(["rule", "B3/S23:pb=0.9,ps=0.99:T64,64"]) == 0
     out = capsys.readouterr().out
-    assert "B3/S23:pb=0.9,ps=0.99:T64,64" in out and "stochastic life-like" in out
+    assert "B3/S23:pb=0.9,ps=0.99:T64,64" in out and "family        stochastic" in out
     assert "58982/65536" in out and "Bernoulli draw 0" in out
 
 

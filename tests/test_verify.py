@@ -110,11 +110,11 @@ def test_a_crashing_engine_fails_its_rows():
 
 def test_unsupported_families_are_skipped_not_failed():
     needs_torch()
-    report = verify(["dense-conv"], ["cpu"], grids=2, generations=2, families=["life-like", "generations"],
+    report = verify(["dense-conv"], ["cpu"], grids=2, generations=2, families=["life-like", "larger-than-life"],
                     control=False)
     by_family = {(r.family, r.topology): r for r in report.rows}
     assert by_family[("life-like", "torus")].identical == 2
-    assert by_family[("generations", "plane")].skipped is not None
+    assert by_family[("larger-than-life", "plane")].skipped is not None
     assert report.ok
 
 
@@ -125,7 +125,7 @@ def test_unknown_device_is_an_error():
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"grids": 0}, "at least one grid"), ({"generations": 0}, "at least one grid and one generation"),
-    ({"families": ["nope"]}, "unknown family 'nope'"), ({"topologies": ["donut"]}, "unknown topology 'donut'"),
+    ({"families": ["nope"]}, "unknown rule family 'nope'"), ({"topologies": ["donut"]}, "unknown topology 'donut'"),
 ])
 def test_bad_arguments_are_usage_errors(kwargs, match):
     with pytest.raises(UsageError, match=match):

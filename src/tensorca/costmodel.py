@@ -55,6 +55,7 @@ from .cache_dirs import cache_root
 from .engines.info import EngineCost, EngineInfo
 from .engines.registry import devices_here, engine_info, engine_infos, get_engine, missing
 from .errors import EngineError, MissingDependencyError
+from .families import class_factor, cost_class
 from .rules.base import Rule
 from .topology import Topology
 from .unbounded import CHUNK as UNBOUNDED_CHUNK
@@ -67,8 +68,8 @@ UNBOUNDED_SPREAD = 0.25
 
 COSTMODEL_VERSION = 1
 
-__all__ = ["UNBOUNDED_CHUNK", "Choice", "EngineCost", "PerformanceWarning", "Prediction", "choose", "costs",
-           "default_costs", "kernel_state", "may_run", "predict", "rank", "rule_class", "save_calibration",
+__all__ = ["UNBOUNDED_CHUNK", "Choice", "EngineCost", "PerformanceWarning", "Prediction", "choose", "class_factors",
+           "costs", "default_costs", "kernel_state", "may_run", "predict", "rank", "rule_class", "save_calibration",
            "warm_alternative"]
 
 
@@ -171,38 +172,25 @@ def save_calibration(values: dict[str, dict], meta: dict | None = None) -> Path:
 
 
 def rule_class(rule: Rule) -> tuple[str, float]:
-    """``(family key, scale)`` of ``rule``'s step spec: ``moore`` (two-state B/S on the Moore
-    neighbourhood), ``table`` (other two-state 3x3 tables), ``generations`` (3x3 with decay) or
-    ``ltl`` (counts over a range-r window; scale = mask rows / 11, times the mask counts a weighted
-    neighbourhood needs: one per distinct weight and weighted state); ``tree`` (rule tables),
-    ``super`` (Super/History), ``fft`` (Lenia; multi-channel Lenia scaled by its transformed planes / 2);
-    ``stochastic`` (noisy, asynchronous and other random rules: their draws dominate); ``other`` for
-    kinds the model does not know."""
-    spec = rule.compile()
-    if spec.stochastic:
-        return "stochastic", 1.0
-    perceive = spec.perceive
-    if perceive.kind == "index3x3":
-        if spec.decay:
-            return "generations", 1.0
-        moore = spec.update.kind == "table" and spec.update.outer_totalistic_moore
-        return ("moore" if moore else "table"), 1.0
-    if perceive.kind == "mask_count":
-        return "ltl", (2 * perceive.radius + 1) / 11.0
-    if perceive.kind == "weighted_count":
-        sw = perceive.state_weights
-        states = 1 if sw is None else max(1, sum(1 for w in sw[1:] if w != sw[0]))
-        passes = len({int(w) for w in perceive.weights.flat if w}) * states
-        return "ltl", passes * (2 * perceive.radius + 1) / 11.0
-    if perceive.kind == "kernel_fft_channels":  # multi-channel Lenia: C forward and K inverse transforms
-        return "fft", perceive.planes / 2.0  # per grid, where one-channel Lenia makes one of each
-    return _OTHER_FAMILIES.get(perceive.kind, "other"), 1.0
+    """``(cost class, scale)`` of ``rule``, as its family declares (:func:`tensorca.families.cost_class`):
+    ``moore`` (two-state B/S on the Moore neighbourhood), ``table`` (other two-state 3x3 tables),
+    ``generations`` (3x3 with decay), ``ltl`` (counts over a range-r window; scale = mask rows / 11, times
+    the mask counts a weighted neighbourhood needs), ``tree`` (rule tables), ``super`` (Super/History),
+    ``fft`` (Lenia; multi-channel Lenia scaled by its transformed planes / 2), ``stochastic`` (their
+    draws dominate), a plug-in family's own class, or ``other`` for a rule no family claims."""
+    return cost_class(rule)
 
 
-#: Families of the perceive kinds rule families register (costs per cell measured on 512^2 grids,
-#: single thread: rule-table trees ~80 ns/cell on NumPy, ~5-19 on torch; Super/History 190-400 on
-#: NumPy, 30-130 on torch; Lenia's FFT ~15 on NumPy, ~5 on torch).
-_OTHER_FAMILIES = {"neighbour_states": "tree", "super_neighbours": "super", "kernel_fft": "fft"}
+def class_factors(c: EngineCost, engine: str, device: str, family: str) -> tuple[float, float]:
+    """``(per generation, per cell)`` multipliers of cost class ``family`` on ``engine``/``device``: the
+    engine's own (defaults and calibration, ``c``), else what the class's family declares, else 1."""
+    gen = c.family_gen.get(family)
+    cell = c.family_cell.get(family)
+    if gen is None:
+        gen = class_factor(engine, device, family, "gen")
+    if cell is None:
+        cell = class_factor(engine, device, family, "cell")
+    return (1.0 if gen is None else float(gen)), (1.0 if cell is None else float(cell))
 
 
 def kernel_state(name: str, rule: Rule) -> str:
@@ -319,16 +307,17 @@ def predict(
     cells = batch * height * width
     parts = _load_parts(engine, c, rule, kernels, warm_process)
     parts["per_call"] = calls * (c.call_s + cells * c.call_cell_s)
-    parts["per_generation"] = generations * c.gen_s * c.gen_factor(family)
-    ltl_scale = scale if family == "ltl" else 1.0
-    layouts = family != "stochastic"  # bit lanes and tiles run deterministic rules only
+    gen_factor, cell_factor = class_factors(c, engine, device, family)
+    parts["per_generation"] = generations * c.gen_s * gen_factor
+    cell_factor *= scale
+    layouts = not rule.compile().stochastic  # bit lanes and tiles run deterministic rules only
     if layouts and c.lanes is not None and rule.n_states == 2 and c.lanes((batch, height, width)):  # a grid a lane
         lane_cells = -(-batch // c.lane_width) * c.lane_width * height * width
-        parts["compute"] = generations * lane_cells * c.lane_cell_s * c.cell_factor(family) * ltl_scale
+        parts["compute"] = generations * lane_cells * c.lane_cell_s * cell_factor
     elif layouts and c.tiles is not None and rule.n_states == 2 and c.tiles((batch, height, width)):  # 64 tiles
-        parts["compute"] = generations * cells * c.tile_cell_s * c.cell_factor(family) * ltl_scale
+        parts["compute"] = generations * cells * c.tile_cell_s * cell_factor
     else:
-        parts["compute"] = generations * cells * c.cell_s * c.cell_factor(family) * ltl_scale
+        parts["compute"] = generations * cells * c.cell_s * cell_factor
         parts["compute"] += generations * batch * height * c.row_s
     moves = 0
     if device != data_device:

@@ -26,6 +26,7 @@ extras add engines.
 from __future__ import annotations
 
 import base64
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -34,45 +35,28 @@ import numpy as np
 
 from .arrays import is_tensor, to_engine
 from .engines import available_engines, engine_info, engine_infos, get_engine
-from .engines.base import Engine
+from .engines.base import Engine, advance_engine
 from .engines.registry import missing
 from .errors import EngineError, MissingDependencyError, UsageError
+from .families import families as all_families
+from .families import family as family_named
+from .families import family_names
+from .randomness import Clock
 from .rules import parse_rule
 from .rules.base import Rule
 from .rules.stepspec import TableUpdate
 from .topology import Topology
 
-#: Rules tried in each family; each grid uses the next rule of its family the engine supports.
-FAMILY_RULES: dict[str, tuple[str, ...]] = {
-    "life-like": ("B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B0123478/S01234678"),
-    "von-neumann/hex": ("B2/S3V", "B13/S012V", "B2/S34H", "B245/S3H"),
-    "isotropic": ("B2-a/S12", "B3/S2-i34q", "B2ce3ai/S23-k", "B2i34c/S1e2-a5"),
-    "map": ("MAP-B3/S23", "MAP-random:1", "MAP-random:2"),
-    "generations": ("345/2/4", "/2/3", "12/34/3", "12/2-a/4", "23/3/3V", "2/3/3H"),
-    "larger-than-life": (
-        "R5,C0,M1,S34..58,B34..45,NM",
-        "R2,C0,M0,S3..6,B4..5,NN",
-        "R3,C3,M1,S10..20,B10..14,NC",
-        "R3,C0,S0,7-12,B8,12,N+",
-        "R2,C5,S2-4,B3,NX",
-    ),
-    "wolfram": ("W30", "W110", "W90"),
-    # continuous (float64 grids), compared within TOLERANCE rather than bit for bit
-    "lenia": (
-        "R=5,T=10,b=[1],m=0.15,s=0.015,kn=1,gn=1",
-        "R=4,T=5,b=[1,1/3],m=0.2,s=0.03,kn=2,gn=2",
-        "R=3,T=10,b=[1/2,1],m=0.25,s=0.05,kn=4,gn=3",
-        "R=6,T=8,b=[1],m=0.1,s=0.05,kn=3,gn=2",
-    ),
-}
-FAMILIES = tuple(FAMILY_RULES)
+#: The rule families verified by default: the registry's (:mod:`tensorca.families`), plug-ins included,
+#: as installed when this module was imported; each family's rules are its declared ``samples``.
+FAMILIES = family_names()
 TOPOLOGIES = ("torus", "plane", "shifted", "klein", "cross", "sphere")
 #: The engine every other is compared with.
 REFERENCE = "numpy"
 #: Grids the negative control runs on at least (grid 0 is 1x1, where zero padding and a torus agree).
 CONTROL_GRIDS = 8
-#: Largest difference allowed between an engine and the reference on a continuous (float64) rule,
-#: per cell after all generations: FFT round-off is ~1e-15 per step.
+#: Largest difference allowed between an engine and the reference on a continuous (float64) rule whose
+#: family declares none, per cell after all generations: FFT round-off is ~1e-15 per step.
 TOLERANCE = 1e-9
 #: Grid sizes (H, W), cycled: tiny, odd, non-square and square.
 SIZES = ((1, 1), (2, 3), (5, 7), (17, 31), (31, 17), (16, 16), (33, 64), (40, 41), (9, 100), (64, 64))
@@ -105,7 +89,7 @@ def topology_for(kind: str, shape: tuple[int, int], index: int = 0) -> Topology:
 
 
 def rule_value(text: str) -> Rule:
-    """A rule from :data:`FAMILY_RULES` (``MAP-B3/S23`` and ``MAP-random:seed`` are MAP strings)."""
+    """A rule from a family's samples (``MAP-B3/S23`` and ``MAP-random:seed`` are MAP strings)."""
     if text.startswith("MAP-random:"):
         rng = np.random.default_rng(int(text.split(":")[1]))
         while True:
@@ -214,14 +198,15 @@ class ZeroPaddedTorusControl(Engine):
 
 
 def random_grid(rng: np.random.Generator, shape: tuple[int, int], n_states: int,
-                continuous: bool = False) -> np.ndarray:
+                continuous: bool = False, channels: int | None = None) -> np.ndarray:
     """``(1, H, W)`` uint8: live with a density drawn from 0.1-0.9, any state 1..n-1 when live;
-    ``continuous``: float64, uniform in [0, 1) where live, else 0."""
+    ``continuous``: float64, uniform in [0, 1) where live, else 0; ``channels``: ``(1, C, H, W)``."""
+    full = (1,) + ((channels,) if channels else ()) + shape
     density = rng.uniform(0.1, 0.9)
-    live = rng.random((1,) + shape) < density
+    live = rng.random(full) < density
     if continuous:
-        return live * rng.random((1,) + shape)
-    states = rng.integers(1, n_states, (1,) + shape) if n_states > 2 else np.ones((1,) + shape, dtype=np.int64)
+        return live * rng.random(full)
+    states = rng.integers(1, n_states, full) if n_states > 2 else np.ones(full, dtype=np.int64)
     return (live * states).astype(np.uint8)
 
 
@@ -245,10 +230,12 @@ def first_difference(got: np.ndarray, want: np.ndarray, tolerance: float | None 
     """``("(y=.., x=..)", "cell (y=.., x=..): got a, want b")`` for the first differing cell."""
     if got.shape != want.shape:
         return "shape", f"shape {got.shape}, want {want.shape}"
-    b, y, x = (int(v) for v in np.argwhere(differs(got, want, tolerance))[0])
+    where = tuple(int(v) for v in np.argwhere(differs(got, want, tolerance))[0])
+    y, x = where[-2:]
+    plane = f"channel {where[1]} " if len(where) == 4 else ""
     if tolerance is None:
-        return f"(y={y}, x={x})", f"cell (y={y}, x={x}): got {int(got[b, y, x])}, want {int(want[b, y, x])}"
-    return f"(y={y}, x={x})", (f"cell (y={y}, x={x}): got {float(got[b, y, x])!r}, want {float(want[b, y, x])!r} "
+        return f"(y={y}, x={x})", f"{plane}cell (y={y}, x={x}): got {int(got[where])}, want {int(want[where])}"
+    return f"(y={y}, x={x})", (f"{plane}cell (y={y}, x={x}): got {float(got[where])!r}, want {float(want[where])!r} "
                                f"(tolerance {tolerance:g})")
 
 
@@ -260,13 +247,18 @@ class _Reference:
         self.cache: dict[tuple, list[np.ndarray]] = {}
 
     def trajectory(self, key: tuple, start: np.ndarray, rule: Rule, topology: Topology,
-                   generations: int) -> list[np.ndarray]:
+                   generations: int, seed: int = 0) -> list[np.ndarray]:
         if key not in self.cache:
             states = [start]
-            for _ in range(generations):
-                states.append(self.engine.advance(states[-1], rule, topology, 1))
+            for gen in range(generations):
+                states.append(advance_engine(self.engine, states[-1], rule, topology, 1, clock_at(seed, gen)))
             self.cache[key] = states
         return self.cache[key]
+
+
+def clock_at(seed: int, generation: int) -> Clock:
+    """The clock of a stochastic rule's step from ``generation`` (a deterministic rule ignores it)."""
+    return Clock(seed=seed, generation=generation)
 
 
 def check_row(
@@ -282,7 +274,8 @@ def check_row(
 ) -> VerifyRow:
     """Run ``grids`` random grids of ``family`` on ``kind`` through ``engine`` on ``device``."""
     row = VerifyRow(engine.name, device, family, kind, control=control)
-    rules = [rule_value(text) for text in FAMILY_RULES[family]]
+    declared = family_named(family)
+    rules = [rule_value(text) for text in declared.samples]
     probes = [topology_for(kind, (8, 8), i) for i in range(4)]
     usable = [r for r in rules if all(engine.supports(r, t) for t in probes)]
     if not usable:
@@ -293,7 +286,7 @@ def check_row(
         return row
     row.rules = [r.canonical() for r in usable]
     continuous = not usable[0].state_space.discrete
-    row.tolerance = TOLERANCE if continuous else None
+    row.tolerance = (declared.tolerance or TOLERANCE) if continuous else declared.tolerance
     for index in range(grids):
         # The grid depends only on (seed, family, topology, index): every engine sees the same grids.
         rule = rules[index % len(rules)]
@@ -301,12 +294,14 @@ def check_row(
             rule = usable[index % len(usable)]
         shape = SIZES[index % len(SIZES)]
         topology = topology_for(kind, shape, index)
-        rng = np.random.default_rng([seed, FAMILIES.index(family), TOPOLOGIES.index(kind), index])
-        start = random_grid(rng, topology.shape, rule.n_states, continuous)
-        want = reference.trajectory((family, kind, index, rule, seed, generations), start, rule, topology, generations)
+        rng = np.random.default_rng([seed, zlib.crc32(family.encode()), TOPOLOGIES.index(kind), index])
+        start = random_grid(rng, topology.shape, rule.n_states, continuous, rule.state_space.channels)
+        want = reference.trajectory((family, kind, index, rule, seed, generations), start, rule, topology, generations,
+                                    seed)
         row.grids += 1
         try:
-            got = to_numpy(engine.advance(to_engine(start, engine.array_module, device), rule, topology, generations))
+            got = to_numpy(advance_engine(engine, to_engine(start, engine.array_module, device), rule, topology,
+                                          generations, clock_at(seed, 0)))
         except Exception as exc:  # noqa: BLE001 - an engine that crashes is a failed row, reported
             if row.first_mismatch is None:
                 row.first_cell = f"grid {index}: raised"
@@ -316,19 +311,20 @@ def check_row(
             row.identical += 1
         elif row.first_mismatch is None:
             row.first_cell, row.first_mismatch = locate(engine, device, start, rule, topology, want, index, got,
-                                                        row.tolerance)
+                                                        row.tolerance, seed)
     return row
 
 
 def locate(engine: Engine, device: str, start: np.ndarray, rule: Rule, topology: Topology,
-           want: list[np.ndarray], index: int, final: np.ndarray, tolerance: float | None = None) -> tuple[str, str]:
+           want: list[np.ndarray], index: int, final: np.ndarray, tolerance: float | None = None,
+           seed: int = 0) -> tuple[str, str]:
     """``(short, long)`` description of the first generation and cell where ``engine`` leaves ``want``."""
     where = f"grid {index} ({topology.height}x{topology.width} {rule.canonical()})"
     if final.dtype != want[-1].dtype:
         return f"grid {index} dtype", f"{where}: dtype {final.dtype}, want {want[-1].dtype}"
     cells = to_engine(start, engine.array_module, device)
     for gen in range(1, len(want)):
-        cells = engine.advance(cells, rule, topology, 1)
+        cells = advance_engine(engine, cells, rule, topology, 1, clock_at(seed, gen - 1))
         got = to_numpy(cells)
         if not same(got, want[gen], tolerance):
             cell, text = first_difference(got, want[gen], tolerance)
@@ -383,10 +379,21 @@ def verify(
     if control and "torus" in topologies:
         engine = ZeroPaddedTorusControl()
         where = [d for d in engine.devices() if devices is None or d in devices] or engine.devices()[:1]
-        for family in [f for f in ("life-like", "larger-than-life", "lenia") if f in families]:
+        for family in control_families(families):
             emit(check_row(engine, where[0], family, "torus", reference, max(grids, CONTROL_GRIDS), generations,
                            seed, control=True))
     return VerifyReport(rows, generations, seed)
+
+
+#: The families the negative control runs on when they are verified (one per kind of neighbourhood:
+#: 3x3, range r, continuous); verifying none of them, it runs on the first family asked for.
+CONTROL_FAMILIES = ("life-like", "larger-than-life", "lenia")
+
+
+def control_families(families: Sequence[str]) -> list[str]:
+    """The families of ``families`` the zero-padding control runs on (never none when some are asked)."""
+    chosen = [f for f in CONTROL_FAMILIES if f in families]
+    return chosen or list(families[:1])
 
 
 def _check_arguments(grids: int, generations: int, families: Sequence[str] | None,
@@ -395,10 +402,10 @@ def _check_arguments(grids: int, generations: int, families: Sequence[str] | Non
     if grids < 1 or generations < 1:
         raise UsageError(f"verify needs at least one grid and one generation, got grids={grids}, "
                          f"generations={generations}")
-    chosen = tuple(families or FAMILIES)
+    chosen = tuple(families or family_names())
     for name in chosen:
-        if name not in FAMILY_RULES:
-            raise UsageError(f"unknown family {name!r}; expected one of {', '.join(FAMILIES)}")
+        family_named(name)  # UsageError naming the known families
+
     for kind in topologies:
         if kind not in TOPOLOGIES:
             raise UsageError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)}")
@@ -426,9 +433,9 @@ def _runs_a_family(engine: Engine) -> bool:
     engine for rules outside these families, such as ``margolus`` for Golly's emulated block rules,
     has nothing to verify here and is left out rather than reported as checking nothing)."""
     torus = Topology.torus(8, 8)
-    for rules in FAMILY_RULES.values():
+    for declared in all_families():
         try:
-            if engine.supports(rule_value(rules[0]), torus):
+            if engine.supports(rule_value(declared.samples[0]), torus):
                 return True
         except Exception:  # noqa: BLE001 - a family this engine cannot even ask about
             continue

@@ -4,8 +4,9 @@ From a :class:`~.sweep.BenchReport`: ``call_s`` and ``gen_s`` from the tiny-grid
 ``cell_s`` from the largest grid of the sweep (steady state, overheads removed), ``call_cell_s``
 (per-call work that grows with the grid: packing, conversions) from one-generation calls on that
 grid, ``transfer_Bps`` from the CUDA copies, and the torch ``compile_s`` from its first call.
-:func:`family_factors` adds the per-rule-class multipliers (Hensel tables, Generations, Larger
-than Life) measured on a 256^2 grid. The result overrides the built-in defaults key by key.
+:func:`family_factors` adds the per-rule-class multipliers (every cost class the rule families declare:
+Hensel tables, Generations, Larger than Life, rule tables, Lenia, ...) measured on a 256^2 grid. The
+result overrides the built-in defaults key by key.
 
 A machine under load gives noisy figures, so :func:`calibrate` runs the sweep :data:`RUNS` times,
 keeps the median of each fitted value (one outlying run cannot move it) and warns
@@ -23,6 +24,7 @@ from typing import Any
 
 from ..engines import get_engine
 from ..errors import UsageError
+from ..families import class_samples
 from ..rules import parse_rule
 from ..topology import Topology
 from .measure import median_time
@@ -52,7 +54,6 @@ class Calibration:
     noisy: list[str]
     reports: list[BenchReport]
 
-FAMILY_RULES = {"moore": "B3/S23", "table": "B2-a/S12", "generations": "345/2/4", "ltl": "R5,C0,M1,S34..58,B34..45,NM"}
 
 
 def fit(report: BenchReport) -> dict[str, dict]:
@@ -79,7 +80,8 @@ def fit(report: BenchReport) -> dict[str, dict]:
 
 def family_factors(keys: list[str], side: int = 256, gens: int = 8, repeats: int = 3,
                    on_result: Callable[[str, str, float], None] | None = None) -> dict[str, dict]:
-    """Per engine/device, ``family_cell`` multipliers of ``cell_s`` relative to B3/S23 (256^2 grid)."""
+    """Per engine/device, ``family_cell`` multipliers of ``cell_s`` relative to B3/S23 (256^2 grid), for every
+    cost class the rule families declare (:func:`tensorca.families.class_samples`: one rule each)."""
     out: dict[str, dict] = {}
     topology = Topology.torus(side, side)
     for key in keys:
@@ -87,12 +89,18 @@ def family_factors(keys: list[str], side: int = 256, gens: int = 8, repeats: int
         engine = get_engine(name)
         cells_np = _grid(1, side, side)
         times = {}
-        for family, text in FAMILY_RULES.items():
+        for family, text in class_samples().items():
             rule = parse_rule(text)
             if not engine.supports(rule, topology):
                 continue
-            n_states = rule.n_states
-            cells = _prepare(engine, (cells_np % n_states).astype("uint8"), device)
+            space = rule.state_space
+            if space.discrete:
+                start = (cells_np % rule.n_states).astype("uint8")
+            else:  # continuous states (Lenia): the same soup as floats, one plane a channel
+                start = (cells_np > 0).astype("float64")
+                if space.channels:
+                    start = start[:, None].repeat(space.channels, axis=1)
+            cells = _prepare(engine, start, device)
             times[family] = median_time(_advancing(engine, cells, rule, topology, gens), device=device,
                                         repeats=repeats)
         if "moore" not in times or len(times) < 2:

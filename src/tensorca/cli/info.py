@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import io as pattern_io
+from ..families import family_of
 from . import _args
 from ._console import rows
 
@@ -26,7 +27,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     if pattern.author:
         lines.append(("author", pattern.author))
     rule = pattern.rule
-    lines.append(("rule", f"{rule.canonical()} ({rule.family}, {rule.n_states} states)" if rule
+    owner = family_of(rule) if rule else None
+    lines.append(("rule", f"{rule.canonical()} ({owner.name if owner else rule.family}, {rule.n_states} states)" if rule
                   else "not given (B3/S23 is used)"))
     lines.append(("topology", str(pattern.topology)))
     height, width = pattern.shape  # a tree-backed pattern answers without materialising its cells

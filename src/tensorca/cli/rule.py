@@ -1,4 +1,5 @@
-"""``tensorca rule``: a rule string's canonical form, family and number of states.
+"""``tensorca rule``: a rule string's canonical form, family (:mod:`tensorca.families`), number of states
+and the engines that run it.
 
 A rule named by a Golly rule file (``tensorca rule WireWorld``) also shows its neighbourhood,
 how the file defines it and where the file was found (``--rules-dir`` adds a folder to search).
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..families import family_of
 from ..rules import parse_spec
 from ..rules.ruleloader import describe, rule_dirs
 from ..rules.stochastic import describe as describe_draws
@@ -27,11 +29,14 @@ def cmd_rule(args: argparse.Namespace) -> int:
     """Print the rule's canonical form, family, states (and file facts, topology) as ``key  value`` lines."""
     with rule_dirs(getattr(args, "rules_dir", None)):
         rule, topology = parse_spec(args.text)
+    owner = family_of(rule)
     lines = [("canonical", rule.canonical() + (topology.suffix() if topology else "")),
-             ("family", rule.family),
+             ("family", owner.name if owner else rule.family),
              ("states", str(rule.n_states)),
              *describe(rule).items(),
              *describe_draws(rule).items()]
+    if owner is not None:
+        lines.append(("engines", ", ".join(owner.engines)))
     if topology is not None:
         lines.append(("topology", str(topology)))
     rows(lines)  # plain text: this command stays fast without rich

@@ -7,7 +7,9 @@ model behind ``auto``, ``bench``, ``verify`` and the soup search read them from 
 The built-in cost defaults were measured on a 2-core AMD EPYC (Zen 5) with NumPy 2.4, torch 2.13
 CPU and Numba 0.68 (2026-11-30); the CUDA entries are estimates for a recent data-centre GPU
 (H100/H200 class) until ``tensorca bench --calibrate`` runs there. See :mod:`tensorca.costmodel`
-for what each parameter means.
+for what each parameter means. The factors of the cost classes that rule families bring with their own
+kernels are in the families' declarations (:mod:`tensorca.families`): an engine's costs here are
+those of B3/S23, and each family says how much more its rules cost on each engine.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..arrays import TORCH_INSTALL
-from . import lenia_steps as _lenia_steps  # noqa: F401,E402  Lenia's kernels (register_step)
-from . import table_steps as _table_steps  # noqa: F401,E402  rule-file and Super kernels
+from ..families import extra_kinds, register_step
 from .base import Engine
 from .devices import cpu_and_cuda, cuda_available, cuda_only
 from .info import EngineCost, EngineInfo
@@ -33,7 +34,6 @@ from .registry import (
     register_lazy,
     unregister,
 )
-from .steps import extra_kinds, register_step
 from .stochastic_steps import runs as stochastic_runs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,7 +47,7 @@ GENERAL_KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), (
 
 def runs_kinds(kinds: frozenset[tuple[str, str]], engine: str) -> Callable[[StepSpec, Topology], bool]:
     """A precheck passing the step specs whose ``spec.kinds`` are among ``kinds`` or registered for
-    ``engine`` by a rule family (:mod:`tensorca.engines.steps`)."""
+    ``engine`` by a rule family (:func:`tensorca.families.register_step`)."""
 
     def precheck(spec: StepSpec, topology: Topology) -> bool:
         if spec.stochastic:  # the stochastic kinds, over a base rule the engine runs (stochastic_steps)
@@ -86,14 +86,14 @@ def bitpack_kernel_state(engine_name: str) -> Callable[[Rule], str]:
     """``rule -> "loaded" | "disk" | "cold" | "none"`` for a bit-packed engine's generated kernels."""
 
     def kernel_state(rule: Rule) -> str:
-        from . import bitpack_circuit
+        from . import bitpack_choice  # plain Python (no Numba): deferred to keep `import tensorca.engines` light
 
         spec = rule.compile()
         if spec.stochastic and engine_name == "bitpack-cpu":  # a noisy rule: its base rule's row kernels
             from .stochastic_steps import noisy_kernel_state
 
             return noisy_kernel_state(spec)
-        return bitpack_circuit.kernel_state(rule, engine_name)
+        return bitpack_choice.kernel_state(rule, engine_name)
 
     return kernel_state
 
@@ -106,28 +106,18 @@ _GPU = "pip install 'tensorca[gpu]'"
 # that bitpack-cpu does in a fifth of the time.
 register(NumpyEngine(), EngineInfo(
     "numpy", preference=40, precheck=runs_kinds(GENERAL_KINDS, "numpy"),
-    default_costs={"cpu": EngineCost(call_s=10e-6, gen_s=30e-6, cell_s=5e-9,
-                                     family_gen={"table": 1.0, "generations": 1.3, "ltl": 2.0},
-                                     family_cell={"table": 1.05, "generations": 5.0, "ltl": 2.4, "tree": 33.0,
-                                                  "super": 120.0, "fft": 6.0, "stochastic": 6.0})},
+    default_costs={"cpu": EngineCost(call_s=10e-6, gen_s=30e-6, cell_s=5e-9)},
 ))
 # Engines that need an optional framework load on first use (see registry.register_lazy).
 register_lazy(EngineInfo(
     "torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",), install=TORCH_INSTALL, imports="torch",
     preference=30, devices=cpu_and_cuda, precheck=runs_kinds(GENERAL_KINDS, "torch"),
     default_costs={
-        "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9,
-                          family_gen={"table": 1.1, "generations": 1.5, "ltl": 1.2},
-                          family_cell={"table": 1.1, "generations": 4.5, "ltl": 2.5, "tree": 25.0, "super": 150.0,
-                                      "fft": 10.0, "stochastic": 70.0}),
+        "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9),
         # cell_s: the memory floor on an H200, the bytes a cell one eager generation moves
         # (benchmarks/torch_traffic.py: 47 B for B3/S23's count path) over its 4.3 TB/s copy
-        # bandwidth; slower GPUs take longer (`tensorca bench --calibrate`). The family factors
-        # are the counted ratios: bytes (index path 64 B, Generations 75 B, R5 Larger than Life
-        # 102 B) and kernels a generation (12, 23, 15 against 12).
-        "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=11e-12, import_s=1.5, transfer_Bps=12e9,
-                           family_gen={"table": 1.0, "generations": 1.9, "ltl": 1.25, "stochastic": 3.0},
-                           family_cell={"table": 1.36, "generations": 1.6, "ltl": 2.17, "stochastic": 6.0}),
+        # bandwidth; slower GPUs take longer (`tensorca bench --calibrate`).
+        "cuda": EngineCost(call_s=40e-6, gen_s=60e-6, cell_s=11e-12, import_s=1.5, transfer_Bps=12e9),
     },
 ))
 register_lazy(EngineInfo(
@@ -144,11 +134,6 @@ register_lazy(EngineInfo(
 # The same runs under load (load average 4.5-5.6) took 2.4-3.8 s of wall time for 1.2 s of CPU.
 # Since the column kernels (bitpack_columns, which 64x64 runs): 3.5-4.0 s of CPU against 2.1 s for the row
 # kernels in the same run (load average 0.9, 2026-12-01), so 1.2 s x 1.8 = 2.2 s.
-# bitpack-cpu family "generations" (bitpack_generations): time per generation over B3/S23's, same run,
-# 1024^2 soups, packing included: 0.8 (/2/3) to 2.3 (256 states), 2.1 for 345/2/4 (load average 5).
-# Stochastic rules (family "stochastic": their draws dominate), 512^2 soups, one thread, 2026-12 (2-core
-# EPYC, loaded): NumPy ~30 ns a cell (noisy B3/S23, forest fire, SIR), torch CPU 30-41 ns; bitpack-cpu's
-# noisy word pass at 4096^2 ~0.13 ns a cell with its row kernels; the CUDA factor is an estimate.
 # bitpack-cpu LANE_CELL_S: batches of small grids run one grid per bit lane (bitpack_lanes).
 LANE_CELL_S = 8e-12
 # bitpack-cpu TILE_CELL_S: one grid as 64 lane tiles with temporal blocking (bitpack_tiles.advance_tiled):
@@ -162,8 +147,7 @@ register_lazy(EngineInfo(
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
                                      compile_s=2.2, load_s=0.12, import_s=0.12,
                                      lanes=use_lanes, lane_cell_s=LANE_CELL_S,
-                                     tiles=runs_tiled, tile_cell_s=TILE_CELL_S,
-                                     family_cell={"table": 2.5, "generations": 2.0, "stochastic": 1.6})},
+                                     tiles=runs_tiled, tile_cell_s=TILE_CELL_S)},
 ))
 register_lazy(EngineInfo(
     "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
@@ -235,8 +219,7 @@ def margolus_precheck(spec: StepSpec, topology: Topology) -> bool:
 # and TMGas_largeWithHole (432x370 plane), 2,000 generations on the 2-core EPYC: see docs/guide/margolus.md.
 register_lazy(EngineInfo(
     "margolus", "tensorca.margolus.engine:MargolusEngine", preference=15, precheck=margolus_precheck,
-    default_costs={"cpu": EngineCost(call_s=200e-6, call_cell_s=20e-9, gen_s=20e-6, cell_s=1.5e-9, compile_s=1.5,
-                                     family_cell={"tree": 1.0})},
+    default_costs={"cpu": EngineCost(call_s=200e-6, call_cell_s=20e-9, gen_s=20e-6, cell_s=1.5e-9, compile_s=1.5)},
 ))
 # HashLife (issue 12): native on the unbounded plane; facts and costs in hashlife_info.
 from .hashlife_info import HASHLIFE  # noqa: E402

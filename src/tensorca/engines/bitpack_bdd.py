@@ -6,7 +6,7 @@ neighbour *planes* (the rows above, here and below, each as itself and shifted w
 named by :data:`PLANES`. This module turns the table into straight-line bitwise code over those
 planes:
 
-- :func:`count_sets` recognises tables that depend only on the centre and a count of neighbours
+- :func:`.bitpack_circuit.count_sets` recognises tables that depend only on the centre and a count of neighbours
   (B/S over the Moore, von Neumann or hexagonal neighbourhood, whatever the rule's spelling);
 - :func:`count_hybrid` runs the Moore count circuit and corrects the (centre, count) classes
   where the table is neither all 0 nor all 1 (Hensel letters) with a decision diagram over the
@@ -32,38 +32,20 @@ from typing import Any
 
 import numpy as np
 
-from .bitpack_circuit import best_expression, op_count, rule_expression, truth_table
+from .bitpack_circuit import (
+    NEIGHBOURS,
+    best_expression,
+    count_sets,
+    kernel_op_count,
+    op_count,
+    rule_expression,
+    table_bits,
+    truth_table,
+)
 
 #: Plane names by MAP bit (bit 8 = NW ... bit 4 = centre ... bit 0 = SE).
 PLANES = ("se", "s", "sw", "e", "c", "w", "ne", "n", "nw")
 #: MAP bits of the neighbourhoods' non-centre cells.
-NEIGHBOURS = {"M": (0, 1, 2, 3, 5, 6, 7, 8), "V": (1, 3, 5, 7), "H": (0, 1, 3, 5, 7, 8)}
-
-
-def table_bits(table: bytes) -> np.ndarray:
-    """``(512,)`` bool array of a 512-byte 0/1 table."""
-    return np.frombuffer(table, dtype=np.uint8)[:512] != 0
-
-
-@lru_cache(maxsize=1024)
-def count_sets(table: bytes, neighbourhood: str) -> tuple[frozenset[int], frozenset[int]] | None:
-    """``(birth, survival)`` when ``table`` depends only on the centre and the number of live cells
-    among ``NEIGHBOURS[neighbourhood]``, else None."""
-    bits = table_bits(table)
-    index = np.arange(512)
-    count = sum((index >> p) & 1 for p in NEIGHBOURS[neighbourhood])
-    centre = (index >> 4) & 1
-    sets: list[set[int]] = [set(), set()]
-    for c in (0, 1):
-        for n in range(len(NEIGHBOURS[neighbourhood]) + 1):
-            values = bits[(centre == c) & (count == n)]
-            if values.any() and not values.all():
-                return None
-            if values.any():
-                sets[c].add(n)
-    return frozenset(sets[0]), frozenset(sets[1])
-
-
 # --- ROBDD --------------------------------------------------------------------------------------------
 
 
@@ -364,8 +346,6 @@ def kernel_ops(table: bytes) -> int:
     """Bitwise operations per output word of the kernel that runs ``table`` (the floor benchmarks
     compare against): the B/S kernels' count (:func:`.bitpack_circuit.kernel_op_count`) for B/S
     tables, else the circuit, its count planes and :data:`SHIFT_OPS`."""
-    from .bitpack_circuit import kernel_op_count
-
     circuit = table_circuit(table)
     if is_count_circuit(circuit):
         return kernel_op_count(circuit.result)["all"]

@@ -40,6 +40,8 @@ from itertools import combinations
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
+
 from ..cache_dirs import cache_epoch, cache_root, compiled_on_disk, numba_cache_dir
 from ..errors import EngineError
 from ..rules.base import Rule
@@ -349,6 +351,35 @@ def bs_table(birth: frozenset[int], survival: frozenset[int]) -> bytes:
     return bytes(table)
 
 
+#: The neighbours each neighbourhood counts, as bit positions of the 3x3 table index (``"M"``oore,
+#: ``"V"``on Neumann, ``"H"``exagonal).
+NEIGHBOURS = {"M": (0, 1, 2, 3, 5, 6, 7, 8), "V": (1, 3, 5, 7), "H": (0, 1, 3, 5, 7, 8)}
+
+
+def table_bits(table: bytes) -> np.ndarray:
+    """``(512,)`` bool array of a 512-byte 0/1 table."""
+    return np.frombuffer(table, dtype=np.uint8)[:512] != 0
+
+
+@lru_cache(maxsize=1024)
+def count_sets(table: bytes, neighbourhood: str) -> tuple[frozenset[int], frozenset[int]] | None:
+    """``(birth, survival)`` when ``table`` depends only on the centre and the number of live cells
+    among ``NEIGHBOURS[neighbourhood]``, else None."""
+    bits = table_bits(table)
+    index = np.arange(512)
+    count = sum((index >> p) & 1 for p in NEIGHBOURS[neighbourhood])
+    centre = (index >> 4) & 1
+    sets: list[set[int]] = [set(), set()]
+    for c in (0, 1):
+        for n in range(len(NEIGHBOURS[neighbourhood]) + 1):
+            values = bits[(centre == c) & (count == n)]
+            if values.any() and not values.all():
+                return None
+            if values.any():
+                sets[c].add(n)
+    return frozenset(sets[0]), frozenset(sets[1])
+
+
 def why_not_bitpack(spec: StepSpec | Rule, topology: Topology, generations: bool = False) -> str | None:
     """``None`` when the bit-packed engines compute ``spec`` on ``topology`` exactly, else why not.
 
@@ -375,11 +406,24 @@ def why_not_bitpack(spec: StepSpec | Rule, topology: Topology, generations: bool
     return None
 
 
+#: Most states a packed Generations cell holds (the counter's values fit a byte when unpacking).
+MAX_STATES = 256
+
+
+def why_not_generations(spec: StepSpec, topology: Topology) -> str | None:
+    """``None`` when the Generations kernels (:mod:`.bitpack_generations`) run ``spec`` on ``topology``
+    exactly, else why not."""
+    reason = why_not_bitpack(spec, topology, generations=True)
+    if reason is None and not spec.decay:
+        return "not a Generations rule (no decay states)"
+    if reason is None and spec.n_states > MAX_STATES:
+        return f"{spec.n_states} states: at most {MAX_STATES} run bit-packed"
+    return reason
+
+
 def why_not_moore_bs(spec: StepSpec | Rule, topology: Topology) -> str | None:
     """:func:`why_not_bitpack`, narrowed to tables that are B/S over the Moore neighbourhood (any
     spelling): the class the count kernels (and ``dense-conv``) compute."""
-    from .bitpack_bdd import count_sets
-
     reason = why_not_bitpack(spec, topology)
     if reason is None and count_sets(rule_table(spec), "M") is None:
         return "the rule's table is not B/S over the Moore neighbourhood (counts, not configurations)"
@@ -399,8 +443,6 @@ def rule_table(spec: StepSpec | Rule) -> bytes:
 def bs_sets(spec: StepSpec | Rule) -> tuple[frozenset[int], frozenset[int]]:
     """``(birth, survival)`` over the Moore neighbourhood of a supported spec or rule whose table
     is B/S (whatever its spelling: a MAP string of Life gives Life's sets)."""
-    from .bitpack_bdd import count_sets
-
     sets = count_sets(rule_table(spec), "M")
     if sets is None:
         raise EngineError("the rule's table is not B/S over the Moore neighbourhood (no count sets)")
@@ -444,7 +486,7 @@ GENERIC_TABLE = "generic-table"
 GENERIC_GENERATIONS = "generic-generations"
 
 #: ``(engine name, rule expression) -> module`` of every kernel module loaded in this process.
-_LOADED: dict[tuple[str, str], ModuleType] = {}
+LOADED: dict[tuple[str, str], ModuleType] = {}
 _LOCK = threading.Lock()
 
 
@@ -472,7 +514,7 @@ def load_generated_module(engine: str, expression: str, source: str, version: st
     name = module_name(PREFIXES[engine], source, version)
     key = (engine, expression)
     with _LOCK:
-        module = _LOADED.get(key)
+        module = LOADED.get(key)
         if module is not None and module.__name__ == name:
             return module
         directory = kernel_cache_dir()
@@ -485,7 +527,7 @@ def load_generated_module(engine: str, expression: str, source: str, version: st
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-        _LOADED[key] = module
+        LOADED[key] = module
         _compiled_on_disk.cache_clear()
         return module
 
@@ -499,60 +541,28 @@ def _write_if_changed(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def kernel_expression(engine: str, birth: frozenset[int], survival: frozenset[int]) -> str:
-    """The expression whose kernels run ``(birth, survival)`` on ``engine``: the rule's own
-    (:func:`rule_expression`), or :data:`GENERIC` for ``bitpack-cpu`` once this process has
-    loaded :data:`MAX_SPECIALISED` rule-specific modules and not this rule's. (The row and column
-    kernels keep the total's bits: forming difference coordinates there costs one operation more,
-    and Life measured 11-16% slower that way at 200^2, three interleaved runs; 256^2 and 520^2
-    within the noise.)"""
-    return _capped(engine, rule_expression(birth, survival), GENERIC)
+def loaded_count() -> int:
+    """Kernel modules of every engine this process has loaded (:data:`LOADED`)."""
+    return len(LOADED)
 
 
-def _capped(engine: str, key: str, generic: str) -> str:
-    """``key``, or ``generic`` when ``engine`` is ``bitpack-cpu`` and this process already holds
-    :data:`MAX_SPECIALISED` rule-specific modules, not including ``key``'s, or when the generic
-    module stands in for a cold one (:func:`.bitpack_choice.stands_in`)."""
-    if engine != "bitpack-cpu":
-        return key
-    from .bitpack_choice import kernels_mode, stands_in  # the policy reads this module's states
-
-    mode = kernels_mode()
-    if mode == "generic" or not may_specialise(engine, key) or (mode == "auto" and stands_in(key, generic)):
-        return generic
-    return key
-
-
-def _specialised_here(engine: str) -> int:
+def specialised_here(engine: str) -> int:
     """Rule-specific modules of ``engine`` this process has loaded."""
     generic = (GENERIC, GENERIC_TABLE, GENERIC_GENERATIONS)
-    return sum(1 for name, k in list(_LOADED) if name == engine and k not in generic)
+    return sum(1 for name, k in list(LOADED) if name == engine and k not in generic)
 
 
 def may_specialise(engine: str, key: str) -> bool:
     """True when ``engine`` may load the rule-specific module ``key``: it is loaded already, or this
     process holds fewer than :data:`MAX_SPECIALISED` of ``engine``'s rule-specific modules."""
-    if (engine, key) in _LOADED:
+    if (engine, key) in LOADED:
         return True
-    return _specialised_here(engine) < MAX_SPECIALISED
+    return specialised_here(engine) < MAX_SPECIALISED
 
 
 def planes_key(circuit) -> str:
     """The module key of a table circuit (:class:`.bitpack_bdd.Circuit`) over the nine planes."""
     return "planes: " + circuit.key
-
-
-def kernel_key(engine: str, table: bytes) -> str:
-    """The key of the kernel module that runs a 512-entry ``table`` on ``engine``: the B/S
-    expression when the table is B/S over the Moore neighbourhood (so a MAP string of Life runs
-    Life's own kernels), else the table circuit's :func:`planes_key`; past the specialised-module
-    cap of ``bitpack-cpu``, :data:`GENERIC` or :data:`GENERIC_TABLE`."""
-    from .bitpack_bdd import count_sets, is_count_circuit, table_circuit
-
-    circuit = table_circuit(table)
-    if is_count_circuit(circuit):
-        return kernel_expression(engine, *count_sets(table, "M"))
-    return _capped(engine, planes_key(circuit), GENERIC_TABLE)
 
 
 def generic_lines() -> list[str]:
@@ -581,45 +591,13 @@ def generic_lines() -> list[str]:
     return [*lines, "r"]
 
 
-def kernel_state(rule: Rule, engine_name: str) -> str:
-    """Whether ``rule``'s kernels for ``engine_name`` are ``"loaded"`` (imported in this process),
-    on ``"disk"`` (compiled before, in Numba's cache), ``"cold"`` (to be compiled first), or
-    ``"none"`` (not a bit-packed engine, or a rule it does not run).
-
-    Reads :data:`_LOADED` and the cache directory only: nothing is imported or compiled to ask.
-    Triton's own cache is not inspected, so ``bitpack-gpu`` is never ``"disk"``.
-    """
-    if engine_name not in PREFIXES:
-        return "none"
-    spec = rule.compile()
-    if engine_name == "bitpack-cpu" and spec.decay:
-        from .bitpack_generations import module_key, why_not_generations
-
-        if why_not_generations(spec, Topology.plane(1, 1)) is not None:
-            return "none"
-        expression = module_key(spec)
-    elif why_not_bitpack(spec, Topology.plane(1, 1)) is not None:
-        return "none"
-    else:
-        table = rule_table(spec)
-        expression = kernel_key(engine_name, table)
-        from .bitpack_choice import lanes_stand_in
-
-        if engine_name == "bitpack-cpu" and not lanes_stand_in(table):  # batches run the lane kernels
-            from .bitpack_bdd import table_circuit
-
-            lanes = _module_state("bitpack-lanes", planes_key(table_circuit(table)))
-            return min(lanes, _module_state(engine_name, expression), key=_READINESS.index)
-    return _module_state(engine_name, expression)
-
-
 #: Kernel states, readiest first.
-_READINESS = ("loaded", "disk", "cold")
+READINESS = ("loaded", "disk", "cold")
 
 
-def _module_state(engine_name: str, expression: str) -> str:
+def module_state(engine_name: str, expression: str) -> str:
     """``"loaded"``, ``"disk"`` or ``"cold"``: the generated module of ``expression`` for ``engine_name``."""
-    if (engine_name, expression) in _LOADED:
+    if (engine_name, expression) in LOADED:
         return "loaded"
     if engine_name == "bitpack-gpu":
         return "cold"

@@ -29,7 +29,8 @@ stays together in cache. Past :data:`~.bitpack_circuit.MAX_SPECIALISED` rule-spe
 process runs one generic module that takes the table's ROBDD (:func:`.bitpack_bdd.mux_program`)
 and ``n`` as data.
 
-Nothing here imports Numba at module level: :func:`module_key` serves ``kernel_state`` cheaply.
+The module that runs a rule is chosen by :func:`.bitpack_choice.generations_key` (so ``kernel_state``
+imports nothing of this module); the row drivers are :mod:`.bitpack_rows`'.
 """
 
 from __future__ import annotations
@@ -38,27 +39,26 @@ from types import ModuleType
 
 import numpy as np
 
+from .._numba import numba
 from ..errors import EngineError, GridError
 from ..rules.stepspec import StepSpec
 from ..topology import Topology
 from .bitpack_bdd import is_count_circuit, mux_program, table_circuit
+from .bitpack_choice import generations_key
 from .bitpack_circuit import (
     GENERIC_GENERATIONS,
     MODULE_PRELUDE,
-    _capped,
+    PLANE_COUNTS,
+    TOTAL,
     load_generated_module,
-    planes_key,
     we_source,
-    why_not_bitpack,
+    why_not_generations,
 )
 from .bitpack_pack import last_word_mask, n_words, pack, unpack
+from .bitpack_rows import DRIVERS, indent, ring_strip_source, run_row_kernels, shifted_sum_source
 from .row_packing import pack_alive
 
 _TEMPLATE_VERSION = "1"
-
-#: Most states a packed cell holds (the counter's values fit a byte when unpacking).
-MAX_STATES = 256
-
 
 def counter_bits(n_states: int) -> int:
     """``k``: decay-counter planes for ``n_states`` (3..256) states: ``ceil(log2(n_states - 1))``."""
@@ -68,16 +68,6 @@ def counter_bits(n_states: int) -> int:
 def first_value(n_states: int) -> int:
     """``V``: the counter value of state 2 (state ``n - 1`` is the all-ones value)."""
     return (1 << counter_bits(n_states)) - (n_states - 2)
-
-
-def why_not_generations(spec: StepSpec, topology: Topology) -> str | None:
-    """``None`` when these kernels run ``spec`` on ``topology`` exactly, else why not."""
-    reason = why_not_bitpack(spec, topology, generations=True)
-    if reason is None and not spec.decay:
-        return "not a Generations rule (no decay states)"
-    if reason is None and spec.n_states > MAX_STATES:
-        return f"{spec.n_states} states: at most {MAX_STATES} run bit-packed"
-    return reason
 
 
 # --- packing ---------------------------------------------------------------------------------------
@@ -213,8 +203,6 @@ def kernel_source(table: bytes, n_states: int) -> str:
     """The Numba module source of the Generations kernels of ``table`` with ``n_states`` states:
     the row-sum ring (:data:`_RING_TEMPLATE`) when the circuit reads only counts, else
     :data:`_TEMPLATE` (the nine shifted planes per word)."""
-    from .bitpack_circuit import PLANE_COUNTS, TOTAL
-    from .bitpack_cpu import _DRIVERS, _indent, ring_strip_source, shifted_sum_source
 
     circuit = table_circuit(table)
     planes = 1 + counter_bits(n_states)
@@ -223,12 +211,12 @@ def kernel_source(table: bytes, n_states: int) -> str:
             n=n_states,
             key=circuit.result,
             shifted_sum=shifted_sum_source(),
-            total=_indent(TOTAL, 2),
+            total=indent(TOTAL, 2),
             expr=circuit.result,
             decay="\n".join("        " + line for line in decay_lines(n_states, "src[{}]", "dst[{}]")),
             planes=planes,
             ring_strip=ring_strip_source(planes),
-        ) + _DRIVERS
+        ) + DRIVERS
     counts = circuit.inputs & {"t0", "t1", "t2", "t3"}
     return _TEMPLATE.format(
         n=n_states,
@@ -240,7 +228,7 @@ def kernel_source(table: bytes, n_states: int) -> str:
         shared=_WE,
         planes=planes,
         strip_body=_STRIP_BODY.format(extra=""),
-    ) + _DRIVERS
+    ) + DRIVERS
 
 
 #: Count circuits (B/S over the Moore neighbourhood): each row's horizontal 3-sum of the alive
@@ -352,10 +340,8 @@ def _strip(src, dst, b, y0, y1, wrap, rs, last_mask, lut, scratch):
 
 def generic_source() -> str:
     """The Numba module source of the generic Generations kernels (ROBDD and ``n`` given as data)."""
-    from .bitpack_cpu import _DRIVERS
-
     return _GENERIC_TEMPLATE.format(key=GENERIC_GENERATIONS, shared=_WE,
-                                    strip_body=_STRIP_BODY.format(extra=", lut, vals")) + _DRIVERS
+                                    strip_body=_STRIP_BODY.format(extra=", lut, vals")) + DRIVERS
 
 
 def generic_lut(table: bytes, n_states: int) -> np.ndarray:
@@ -364,28 +350,15 @@ def generic_lut(table: bytes, n_states: int) -> np.ndarray:
     return np.concatenate([head, mux_program(table)])
 
 
-def specialised_key(table: bytes, n_states: int) -> str:
-    """The module key of the rule-specific kernels of ``table`` with ``n_states`` states."""
-    return f"generations {n_states}: " + planes_key(table_circuit(table))
-
-
-def module_key(spec: StepSpec) -> str:
-    """The key of the kernel module that runs ``spec`` (a supported Generations spec) in this
-    process: its own, or :data:`~.bitpack_circuit.GENERIC_GENERATIONS` past the specialised cap."""
-    return _capped("bitpack-cpu", specialised_key(bytes(spec.update.table), spec.n_states), GENERIC_GENERATIONS)
-
-
 #: The ``lut`` argument of rule-specific kernels, which ignore it.
 _NO_LUT = np.zeros((1, 3), dtype=np.int64)
 
 
 def kernels_for(spec: StepSpec) -> tuple[ModuleType, np.ndarray]:
     """The kernel module that runs ``spec`` and the ``lut`` argument to pass it."""
-    from .._numba import numba
-
     version = _TEMPLATE_VERSION + numba.__version__
     table, n = bytes(spec.update.table), spec.n_states
-    key = module_key(spec)
+    key = generations_key(spec)
     if key == GENERIC_GENERATIONS:
         return load_generated_module("bitpack-cpu", key, generic_source(), version), generic_lut(table, n)
     return load_generated_module("bitpack-cpu", key, kernel_source(table, n), version), _NO_LUT
@@ -393,8 +366,6 @@ def kernels_for(spec: StepSpec) -> tuple[ModuleType, np.ndarray]:
 
 def advance_packed(words: np.ndarray, width: int, spec: StepSpec, torus: bool, generations: int) -> np.ndarray:
     """Advance packed ``(B, H, (1 + k) * wp)`` planes (:func:`pack_states`); returns a new array."""
-    from .bitpack_cpu import run_row_kernels
-
     module, lut = kernels_for(spec)
     wp = n_words(width, 64)
     rs = np.uint64(width - (wp - 1) * 64 - 1)
@@ -417,5 +388,4 @@ def advance_states(cells: np.ndarray, spec: StepSpec, topology: Topology, genera
     return unpack_states(out, width, spec.n_states)
 
 
-__all__ = ["advance_packed", "advance_states", "counter_bits", "kernel_source", "module_key", "pack_states",
-           "unpack_states", "why_not_generations"]
+__all__ = ["advance_packed", "advance_states", "counter_bits", "kernel_source", "pack_states", "unpack_states"]

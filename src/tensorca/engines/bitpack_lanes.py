@@ -33,11 +33,12 @@ from types import ModuleType
 import numpy as np
 
 from .._numba import njit, numba, prange
-from .bitpack_bdd import count_sets, is_count_circuit, table_circuit
+from .bitpack_bdd import is_count_circuit, table_circuit
 from .bitpack_circuit import (
     PLANE_COUNTS,
     TOTAL,
     count_expression,
+    count_sets,
     is_difference,
     load_generated_module,
     may_specialise,
@@ -455,7 +456,7 @@ def _drivers(rows: int) -> str:
     return _DRIVERS.replace("{outs_final}", final).replace("{outs_level}", level)
 
 
-#: Runs of at most this many word-updates stay on one thread (as bitpack_cpu.SERIAL_WORK).
+#: Runs of at most this many word-updates stay on one thread (as bitpack_rows.SERIAL_WORK).
 SERIAL_WORK = 1 << 20
 
 def _pair_lines(a: str, b: str, e: str, d: str, centres: tuple[str, str], outs: tuple[str, str],

@@ -32,7 +32,10 @@ from ..cpu_load import numba_threads_capped
 from ..randomness import G1, G2, MASK64, P_BITS, Clock, key_prefix, mask_digits, quantize
 from ..rules.stochastic import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
 from ..topology import Topology
-from .bitpack_circuit import why_not_bitpack
+from .bitpack_circuit import rule_table, why_not_bitpack
+from .bitpack_pack import last_word_mask, unpack
+from .bitpack_rows import SERIAL_WORK, SMALL_GRID_WORDS, table_kernels_for
+from .row_packing import pack_alive
 from .stochastic_steps import NOISE_LOADED, advance_numpy, why_not_bitpack_noisy
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -183,11 +186,6 @@ def packs(clock: Clock, height: int, width: int) -> bool:
 
 def advance_noisy(cells: np.ndarray, update: NoisyUpdate, torus: bool, generations: int, clock: Clock) -> np.ndarray:
     """``generations`` of a noisy two-state 3x3 rule on ``(B, H, W)`` uint8 cells (bit-packed)."""
-    from .bitpack_circuit import rule_table
-    from .bitpack_cpu import SERIAL_WORK, SMALL_GRID_WORDS, table_kernels_for
-    from .bitpack_pack import last_word_mask, unpack
-    from .row_packing import pack_alive
-
     batch, height, width = cells.shape
     module, lut = table_kernels_for(rule_table(update.base))
     cur = pack_alive(np.ascontiguousarray(cells))

@@ -157,8 +157,8 @@ def _inner_costs(inner: str, rule: Rule) -> tuple[float, float, float, float, fl
 
     c = costmodel.costs(f"{inner}@cpu")
     family, scale = costmodel.rule_class(rule)
-    cell = c.cell_s * c.cell_factor(family) * (scale if family == "ltl" else 1.0)
-    return c.call_s, c.call_cell_s, c.gen_s * c.gen_factor(family), cell, c.row_s
+    gen_factor, cell_factor = costmodel.class_factors(c, inner, "cpu", family)
+    return c.call_s, c.call_cell_s, c.gen_s * gen_factor, c.cell_s * cell_factor * scale, c.row_s
 
 
 def exchange_plan(rule: Rule, chunks: tuple[tuple[int, ...], ...], generations: int, inner: str,

@@ -46,12 +46,6 @@ class EngineCost:
     family_gen: dict = dataclasses.field(default_factory=dict)
     family_cell: dict = dataclasses.field(default_factory=dict)
 
-    def gen_factor(self, family: str) -> float:
-        return float(self.family_gen.get(family, 1.0))
-
-    def cell_factor(self, family: str) -> float:
-        return float(self.family_cell.get(family, 1.0))
-
 
 def cpu_only() -> tuple[str, ...]:
     """Devices of an engine that runs on the host."""

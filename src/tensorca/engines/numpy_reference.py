@@ -18,13 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import EngineError
+from ..families.registry import extra_kinds, kernel_cell_bytes, step_for
 from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.neighbourhoods import weight_levels
 from ..rules.stepspec import MaskCount, StepSpec, TableUpdate, WeightedCount
 from ..topology import Topology, padding_index
 from .base import Engine
-from .steps import extra_kinds, step_for
 from .stochastic_steps import advance_numpy
 from .stochastic_steps import runs as stochastic_runs
 
@@ -166,7 +166,7 @@ def update(cells: np.ndarray, perceived: np.ndarray, spec: StepSpec) -> np.ndarr
 
 def runs(spec: StepSpec) -> bool:
     """True when this engine has a step for ``spec``: built in, or registered by a rule family
-    (:func:`tensorca.engines.steps.register_step` with engine ``"numpy"`` and a function
+    (:func:`tensorca.families.register_step` with engine ``"numpy"`` and a function
     ``step(cells, spec, topology) -> cells`` on ``(B, H, W)`` arrays of the spec's state space), or a
     stochastic spec (:mod:`.stochastic_steps`) over such a step."""
     if spec.stochastic:
@@ -202,14 +202,9 @@ class NumpyEngine(Engine):
             return 9.0
         spec = rule.compile()
         decay = spec.decay
-        if spec.perceive.kind == "kernel_fft_channels":  # multi-channel Lenia: per channel and kernel
-            # (float64: 26 B per plane per padded cell measured with 3 channels, 4 kernels, 2x512^2)
-            return 32.0 * spec.perceive.planes
-        if spec.perceive.kind == "kernel_fft":
-            # Lenia, float64 whatever the input: the grid, its rfft2 and the product, irfft2, growth
-            # temporaries, the output. Per cell of the grid padded by R (bytes_needed): measured
-            # peaks 44 B/cell on a 2x1024^2 torus, 54 on a plane (47 per padded cell), either dtype.
-            return 48.0
+        declared = kernel_cell_bytes(self.name, spec)  # a family's own kernel: its declaration says
+        if declared is not None:
+            return declared
         if spec.perceive.kind != "index3x3":
             return 18.0 + (4.0 if decay else 0.0)
         return 9.0 + (6.0 if decay else 0.0)

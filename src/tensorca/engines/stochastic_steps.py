@@ -60,11 +60,12 @@ def why_not_bitpack_noisy(spec: StepSpec, topology: Topology) -> str | None:
 def noisy_kernel_state(spec: StepSpec) -> str:
     """``bitpack-cpu``'s kernel state for a noisy rule: its base rule's row kernels and the word pass
     (:mod:`.bitpack_noise`), the less ready of the two ("none" for a rule it does not run)."""
-    from .bitpack_circuit import _READINESS, _module_state, kernel_key, rule_table
+    from .bitpack_choice import kernel_key
+    from .bitpack_circuit import READINESS, module_state, rule_table
 
     if why_not_bitpack_noisy(spec, Topology.plane(1, 1)) is not None:
         return "none"
-    row_kernels = _module_state("bitpack-cpu", kernel_key("bitpack-cpu", rule_table(spec.update.base)))
+    row_kernels = module_state("bitpack-cpu", kernel_key("bitpack-cpu", rule_table(spec.update.base)))
     if NOISE_LOADED:
         noise = "loaded"
     else:
@@ -74,7 +75,7 @@ def noisy_kernel_state(spec: StepSpec) -> str:
 
         source = Path(__file__).with_name("bitpack_noise.py")
         noise = "disk" if compiled_on_disk(source, "bitpack_noise.noise_pass-*.nbi") else "cold"
-    return max(row_kernels, noise, key=_READINESS.index)
+    return max(row_kernels, noise, key=READINESS.index)
 
 
 #: Set once bitpack-cpu has run a noisy rule in this process (its word pass is compiled and loaded).

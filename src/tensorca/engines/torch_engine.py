@@ -44,6 +44,7 @@ import torch
 
 from ..cpu_load import torch_threads, torch_threads_capped
 from ..errors import EngineError, UsageError
+from ..families.registry import extra_kinds, kernel_cell_bytes, step_for
 from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
@@ -51,7 +52,6 @@ from ..topology import Topology
 from . import torch_kernels as K
 from . import torch_packed as P
 from .base import Engine
-from .steps import extra_kinds, step_for
 from .stochastic_steps import runs as stochastic_runs
 from .stochastic_steps import torch_stepper
 
@@ -88,7 +88,7 @@ KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighte
 
 def runs(spec) -> bool:
     """True when this engine has a step for ``spec``: built in, or registered by a rule family
-    (:func:`tensorca.engines.steps.register_step` with engine ``"torch"`` and a function
+    (:func:`tensorca.families.register_step` with engine ``"torch"`` and a function
     ``build(spec, topology, device) -> step``, ``step`` mapping a ``(B, H, W)`` tensor of the
     spec's state space to the next generation with tensor operations only), or a stochastic spec
     (:mod:`.stochastic_steps`) over such a step."""
@@ -298,16 +298,9 @@ class TorchEngine(Engine):
         # uint8 input/alive/output, padded copy, int32 index or count, verdict; counted
         # neighbourhoods add int32 prefix sums; Generations adds the decay temporaries.
         spec = rule.compile() if rule is not None else None
-        if spec is not None and spec.perceive.kind == "kernel_fft_channels":  # multi-channel Lenia
-            # per channel and kernel, per padded cell: 25 B in float32, 52 in float64 measured (3 channels,
-            # 4 kernels, 2x512^2)
-            return 64.0 * spec.perceive.planes
-        if spec is not None and spec.perceive.kind == "kernel_fft":
-            # Lenia in the input's float dtype: input, rfft2, product, irfft2, growth temporaries, output,
-            # per cell of the grid padded by R (bytes_needed). Measured peaks on a 2x1024^2 torus: 48 B/cell
-            # in float32 (61 on a plane), 103 in float64; the dtype is not known here, so plan for float64.
-            # Autograd keeps every generation's temporaries alive: a run that requires grad needs more.
-            return 104.0
+        declared = None if spec is None else kernel_cell_bytes(self.name, spec)  # a family's own kernel
+        if declared is not None:
+            return declared
         if spec is not None and spec.perceive.kind != "index3x3":
             base = 22.0
         elif self.options.path == "conv":

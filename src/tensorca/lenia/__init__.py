@@ -8,7 +8,7 @@ in [0, 1], its :class:`~tensorca.rules.lenia.LeniaRule`); ``load_animals(path)``
 :mod:`.flow`: Flow Lenia, the mass-conserving variant (:class:`FlowLenia`, :func:`run_flow`,
 :func:`flow_creature`; torus only).
 The rule family itself lives in :mod:`tensorca.rules.lenia`, its kernels in
-:mod:`tensorca.engines.lenia_steps`.
+:mod:`tensorca.families.lenia.steps`.
 """
 
 from .cells import decode_cells, encode_cells

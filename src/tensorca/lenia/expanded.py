@@ -34,7 +34,6 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ..engines.steps import register_step
 from ..errors import RuleError, UsageError
 from ..rules._errors import fail
 from ..rules.base import Rule
@@ -347,7 +346,7 @@ def _torch_generation(cells: Any, padded: Any, world: ExpandedLenia, tables: tup
     """One generation from ``cells`` ``(B, C, H, W)`` and the same padded by ``radius`` (tensor ops only)."""
     import torch
 
-    from ..engines.lenia_steps import growth_of
+    from ..families.lenia.steps import growth_of
 
     kernel_rfft, scale, targets = tables
     shape = (int(padded.shape[-2]), int(padded.shape[-1]))
@@ -425,5 +424,3 @@ def engine_torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     return step
 
 
-register_step("numpy", KINDS, "tensorca.lenia.expanded:engine_numpy_step")
-register_step("torch", KINDS, "tensorca.lenia.expanded:engine_torch_build")

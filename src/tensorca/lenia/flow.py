@@ -381,7 +381,7 @@ def torch_step(cells: Any, world: FlowLenia, *, m: Any = None, s: Any = None, h:
     """
     import torch
 
-    from ..engines.lenia_steps import growth_of
+    from ..families.lenia.steps import growth_of
 
     batched = _batched(tuple(cells.shape), world)
     if cells.dtype not in (torch.float32, torch.float64):

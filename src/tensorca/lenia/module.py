@@ -2,7 +2,7 @@
 
 ``run(x, rule, n, backend="torch")`` is differentiable in the cells; this module is differentiable in
 the rule's growth parameters too, for fitting them to data (``examples/fit_lenia.py``). It computes
-exactly the torch engine's step (:mod:`tensorca.engines.lenia_steps`) on a plain torus.
+exactly the torch engine's step (:mod:`tensorca.families.lenia.steps`) on a plain torus.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..engines.lenia_steps import growth_of
 from ..errors import UsageError
+from ..families.lenia.steps import growth_of
 from ..rules.base import Rule
 from ..rules.lenia import LeniaRule, kernel_on_grid
 from ..rules.spec import parse_rule

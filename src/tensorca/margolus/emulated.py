@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..families.rule_table import KINDS as TREE_KINDS
 from .rules import NAMED, BlockRule, parse_block_rule
 
 __all__ = ["decode", "emulated_rule_text", "encode", "recognise", "recognise_tree", "safe_geometry"]
@@ -217,7 +218,7 @@ def recognise(rule: Any) -> BlockRule | None:
         spec = rule.compile()
     except Exception:  # noqa: BLE001 - a rule that does not compile is not an emulation
         return None
-    if getattr(spec.update, "kind", None) != "tree" or getattr(spec.perceive, "kind", None) != "neighbour_states":
+    if spec.kinds != TREE_KINDS:
         return None
     tree = spec.update.tree
     return recognise_tree(tree.nodes, tree.root, tree.n_states, tree.order)

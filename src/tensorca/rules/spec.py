@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from ..errors import TopologyError, UsageError
+from ..errors import RuleError, TopologyError, UsageError
 from ..topology import Topology, parse_topology, resolve_topology
 from ._errors import fail
 from .base import Rule, TableRule
@@ -40,6 +40,32 @@ Matcher = Callable[[str], bool]
 Parser = Callable[[str, int, int], Rule]
 #: Notations of other rule families (rule tables, Lenia, ...), tried before the built-in ones.
 _NOTATIONS: list[tuple[Matcher, Parser]] = []
+
+
+#: The entry-point group other packages declare rule families in (:mod:`tensorca.families`).
+PLUGIN_GROUP = "tensorca.families"
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Load the rule families other packages declare under :data:`PLUGIN_GROUP`, once per process:
+    each entry names a :class:`tensorca.families.Family`, whose ``register()`` adds its notation here.
+
+    Called before the first text with no built-in notation's form is parsed, and when the families are
+    listed; never at import. A plug-in that fails to load raises :class:`RuleError` naming it (a broken
+    installation is not silently a missing family)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points  # ~40 ms: only when a plug-in could be asked for
+
+    for entry in entry_points(group=PLUGIN_GROUP):
+        try:
+            entry.load().register()
+        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is reported as one error
+            raise RuleError(f"rule family plug-in {entry.name!r} ({entry.value}) failed to load: "
+                            f"{type(exc).__name__}: {exc}") from exc
 
 
 def register_notation(matches: Matcher, parse: Parser, *, first: bool = False) -> None:
@@ -111,6 +137,8 @@ def _parse_text(text: str, start: int, end: int) -> Rule:
     if start >= end:
         raise fail("empty rule", text, start)
     body = text[start:end]
+    if not _plugins_loaded and not looks_like_notation(body):
+        load_plugins()
     for matches, parse in _NOTATIONS:
         if matches(body):
             return parse(text, start, end)

@@ -10,7 +10,7 @@ Help/Algorithms/Super.html and ``superalgo.cpp`` (``slowcalc``) define them:
 - History: a neighbour in state 6 turns 1 into 2 and 3, 5 into 4. Otherwise a birth makes 4 -> 3,
   6 stays 6, other OFF states -> 1; a death makes 5 -> 4 and other ON states s -> s + 1.
 - Super: as History for states 0..6, plus trail states 9/10, 11/12, no-trail ON states 13..25 that
-  pass their state on to births, labels 14..24 (see :mod:`tensorca.engines.table_steps` for the
+  pass their state on to births, labels 14..24 (see :mod:`tensorca.families.rule_table.steps` for the
   kernel, which follows Golly's decision list line by line).
 
 B0 rules are accepted only with Smax, run as Golly does: with the table ``1 - reversed(table)``.

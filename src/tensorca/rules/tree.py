@@ -9,7 +9,7 @@ Golly's ``@TREE`` order (``ruletreealgo.cpp``): with 8 neighbours ``nw, ne, sw, 
 with 4 ``n, w, e, s, c``; the last node of the file is the root. Tables compile to trees by
 :func:`compile_transitions` (centre first, then Golly's neighbour order), hash-consing equal nodes.
 
-Step-spec stages (kinds ``neighbour_states`` and ``tree``, run by ``engines/table_steps.py``):
+Step-spec stages (kinds ``neighbour_states`` and ``tree``, run by ``families/rule_table/steps.py``):
 :class:`NeighbourStates` (the offsets, in the tree's order) and :class:`TreeUpdate`.
 """
 

@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.lenia import STEP_EDGE, GrowthUpdate, KernelFFT, growth, kernel_on_grid
-from ..rules.stepspec import StepSpec
-from ..topology import Topology
-from .steps import register_step
+from ...rules.lenia import STEP_EDGE, GrowthUpdate, KernelFFT, growth, kernel_on_grid
+from ...rules.stepspec import StepSpec
+from ...topology import Topology
 
 KINDS = ("kernel_fft", "growth")
 
@@ -48,7 +47,7 @@ def _kernel_rfft(perceive: KernelFFT, shape: tuple[int, int]) -> np.ndarray:
 
 def numpy_potential(cells: np.ndarray, perceive: KernelFFT, topology: Topology) -> np.ndarray:
     """``(B, H, W)`` float64 ``K * A`` of ``(B, H, W)`` cells on ``topology``."""
-    from .numpy_reference import pad  # the reference's padding: one definition of every topology
+    from ...engines.numpy_reference import pad  # the reference's padding: one definition of every topology
 
     grid = np.asarray(cells, dtype=np.float64)
     radius = perceive.R
@@ -123,7 +122,7 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     """``step(cells) -> cells`` for ``(B, H, W)`` float tensors on ``device`` (see the module docstring)."""
     import torch
 
-    from . import torch_kernels as K
+    from ...engines import torch_kernels as K
 
     perceive: KernelFFT = spec.perceive  # type: ignore[assignment]
     update: GrowthUpdate = spec.update  # type: ignore[assignment]
@@ -172,5 +171,3 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     return step
 
 
-register_step("numpy", KINDS, "tensorca.engines.lenia_steps:numpy_step")
-register_step("torch", KINDS, "tensorca.engines.lenia_steps:torch_build")

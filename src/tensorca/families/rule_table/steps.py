@@ -1,6 +1,6 @@
 """Kernels for rule files (``neighbour_states`` / ``tree``) and Golly's Super rules (``super_neighbours`` / ``super``).
 
-Registered for the NumPy reference and the torch engine (:func:`tensorca.engines.steps.register_step`);
+Registered for the NumPy reference and the torch engine by the families' declarations (``steps``);
 every other engine refuses these kinds by its precheck.
 
 - Tree (:mod:`tensorca.rules.tree`): the NumPy reference pads ``(B, H, W)`` uint8 states as the
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.super import SuperNeighbours, SuperUpdate
-from ..rules.tree import NeighbourStates
-from .numpy_reference import neighbourhood_index, pad
-from .steps import register_step
+from ...engines.numpy_reference import neighbourhood_index, pad
+from ...rules.super import SuperNeighbours, SuperUpdate
+from ...rules.tree import NeighbourStates
 
 TREE_KINDS = ("neighbour_states", "tree")
 SUPER_KINDS = ("super_neighbours", "super")
@@ -69,7 +68,7 @@ def torch_tree_build(spec, topology, device):
     """``step(cells) -> cells`` for a tree rule on ``device`` (dense lookup when it fits)."""
     import torch
 
-    from . import torch_kernels as K
+    from ...engines import torch_kernels as K
 
     tree = spec.update.tree
     order, n, r = spec.perceive.offsets, tree.n_states, spec.reach
@@ -213,7 +212,7 @@ def torch_super_build(spec, topology, device):
     """``step(cells) -> cells`` for a Super/History rule on ``device`` (History: one table lookup)."""
     import torch
 
-    from . import torch_kernels as K
+    from ...engines import torch_kernels as K
 
     kind = K.padding(topology, 1, device)
     table = torch.from_numpy(np.frombuffer(spec.update.table, dtype=np.uint8).copy()).to(device)
@@ -261,10 +260,6 @@ def torch_super_build(spec, topology, device):
     return step
 
 
-register_step("numpy", TREE_KINDS, "tensorca.engines.table_steps:numpy_tree_step")
-register_step("torch", TREE_KINDS, "tensorca.engines.table_steps:torch_tree_build")
-register_step("numpy", SUPER_KINDS, "tensorca.engines.table_steps:numpy_super_step")
-register_step("torch", SUPER_KINDS, "tensorca.engines.table_steps:torch_super_build")
 
 __all__ = ["super_lut", "history_lut", "numpy_super_step", "numpy_tree_step", "super_next", "torch_super_build",
            "torch_tree_build"]
