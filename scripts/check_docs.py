@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import platform
 import re
 import shlex
 import subprocess
@@ -111,6 +112,8 @@ def check_wheel(wheel: Path) -> list[str]:
                  if name.startswith("tests/") or "/tests/" in name]
     if not any(name.endswith(".dist-info/licenses/LICENSE") for name in names):
         problems.append(f"{wheel.name} holds no LICENSE")
+    if platform.machine().lower() in ("x86_64", "amd64") and "tensorca/_kernels/manifest.json" not in names:
+        problems.append(f"{wheel.name} ships no precompiled first-run kernels (tensorca/_kernels: tensorca.prebuild)")
     return problems
 
 

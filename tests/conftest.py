@@ -23,6 +23,10 @@ os.environ.setdefault("TENSORCA_BACKGROUND_COMPILE", "0")
 # default, "auto", a generic module compiled earlier in the process would stand in for a new rule's);
 # the tests of that policy set it themselves.
 os.environ.setdefault("TENSORCA_BITPACK_KERNELS", "specialised")
+# Kernels shipped with the package (tensorca.prebuild, in an installed wheel or after an editable
+# install's build) would make every empty cache warm: the tests compile on this machine, for its own
+# CPU model, as without them; tests/test_first_run_shipped.py turns them on where it tests them.
+os.environ.setdefault("TENSORCA_SHIPPED_KERNELS", "0")
 
 
 def golden_cases() -> list[dict]:

@@ -31,11 +31,17 @@ def _tensorca(args: list[str], cache: Path, **env: str) -> subprocess.CompletedP
                           env=environ, cwd=ROOT, timeout=600)
 
 
-def test_cache_subpath_is_numbas_own():
+def test_cache_subpath_is_numbas_layout_without_the_install_path():
+    """Numba's layout (folder name, SHA-1), but of the folder's place in the package, so that kernels
+    compiled where the wheel was built have the same place in every install; other files keep Numba's."""
+    import hashlib
+
     from numba.core.caching import _CacheLocator
 
-    for path in (cache_dirs.__file__, "/tmp/x/y/gen.py"):
-        assert cache_dirs.cache_subpath(path) == _CacheLocator.get_suitable_cache_subpath(path)
+    assert cache_dirs.cache_subpath("/tmp/x/y/gen.py") == _CacheLocator.get_suitable_cache_subpath("/tmp/x/y/gen.py")
+    search = Path(cache_dirs.__file__).parent / "search" / "soups.py"
+    assert cache_dirs.cache_subpath(search) == "search_" + hashlib.sha1(b"tensorca/search").hexdigest()
+    assert cache_dirs.cache_subpath(cache_dirs.__file__) == "tensorca_" + hashlib.sha1(b"tensorca").hexdigest()
 
 
 def test_cache_root_follows_the_environment(monkeypatch, tmp_path):

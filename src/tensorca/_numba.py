@@ -25,6 +25,20 @@ and LLVM's choice).
 
 Numba's on-disk cache keys compiled code by the target features, so code cached under one setting is
 never loaded under the other.
+
+Kernels compiled ahead, when the package was built (:mod:`tensorca.prebuild`, shipped in
+``tensorca/_kernels``), are compiled for the x86-64 micro-architecture levels ``x86-64-v2``, ``-v3``
+and ``-v4`` rather than for one CPU model, while Numba loads cached code only under its own key
+(target triple, CPU name, features). So where shipped kernels exist for this Numba, Python and
+target, this module hands :mod:`tensorca.cache_dirs` the keys of the shipped levels this CPU runs,
+highest first (:data:`SHIPPED_LEVELS`, with the same vector-width rule: ``-prefer-256-bit`` off at
+``x86-64-v4``): a kernel missing under the CPU's own key loads from there instead of compiling,
+and everything compiled here is still compiled for the CPU's own model. (Compiling everything for
+the level instead measured 10-17% slower on Larger than Life von Neumann on a Zen 4, and equal on
+the soup search and bit-packed Life: BENCHMARKS.md, 2026-12-05.)
+``TENSORCA_CPU_LEVEL`` chooses: ``auto`` (the default: as just said), ``native`` (no shipped
+kernels), or a level's name (everything compiled for that level: what :mod:`tensorca.prebuild`
+compiles under). ``TENSORCA_SHIPPED_KERNELS=0`` also means no shipped kernels.
 """
 
 from __future__ import annotations
@@ -35,14 +49,45 @@ import warnings
 import numba
 from numba import njit, prange
 
-from .cache_dirs import install_locator
+from .cache_dirs import install_locator, set_shipped_keys, shipped_enabled, shipped_manifest
 from .compiling import install as install_compile_listener
 from .errors import UsageError
 
 #: The environment variable that chooses the vector width (``auto``, ``256`` or ``512``).
 VECTOR_BITS_ENV = "TENSORCA_VECTOR_BITS"
+#: The environment variable that chooses the CPU Numba compiles for (``auto``, ``native`` or a level).
+CPU_LEVEL_ENV = "TENSORCA_CPU_LEVEL"
 #: LLVM's x86 tuning feature behind the 256-bit preference; ``-`` turns it off.
 NO_PREFERENCE = "-prefer-256-bit"
+
+_V2 = ("cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3")
+_V3 = (*_V2, "avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave")
+_V4 = (*_V3, "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")
+#: The x86-64 micro-architecture levels (LLVM CPU names), lowest first, with the LLVM features a CPU
+#: needs to run each.
+LEVELS = {"x86-64-v2": _V2, "x86-64-v3": _V3, "x86-64-v4": _V4}
+
+
+def host_levels(host_features: str) -> list[str]:
+    """The levels of :data:`LEVELS` a CPU with ``host_features`` (LLVM's ``+f,-g`` list) runs,
+    lowest first."""
+    have = {f[1:] for f in host_features.split(",") if f.startswith("+")}
+    return [level for level, needs in LEVELS.items() if have.issuperset(needs)]
+
+
+def level_features(level: str, setting: str) -> str:
+    """Numba's target features at ``level`` for vector ``setting``: 512-bit vectors at
+    ``x86-64-v4`` unless the setting is ``256`` (as :func:`wide_features` on the host's own list)."""
+    return NO_PREFERENCE if level == "x86-64-v4" and setting != "256" else ""
+
+
+def shipped_levels(host_features: str, manifest: dict, triple: str, versions: tuple[str, str]) -> list[str]:
+    """The levels in ``manifest`` (:func:`tensorca.cache_dirs.shipped_manifest`) this CPU runs,
+    highest first, when the shipped kernels were compiled for this target ``triple`` and
+    ``versions`` (Numba's, Python's ``pyXY``); else none (they could never load here)."""
+    if not manifest or manifest.get("triple") != triple or (manifest.get("numba"), manifest.get("python")) != versions:
+        return []
+    return [level for level in reversed(host_levels(host_features)) if level in manifest.get("levels", ())]
 
 
 def vector_setting(value: str | None) -> str:
@@ -94,12 +139,54 @@ def configure(setting_text: str | None) -> str:
     except UsageError as exc:
         warnings.warn(f"{exc}; keeping LLVM's choice of vector width", RuntimeWarning, stacklevel=2)
         return f"LLVM's choice ({exc})"
+    level = _level(os.environ.get(CPU_LEVEL_ENV), get_host_cpu_features())
+    if level is not None:
+        if _code_generator_started():
+            return "LLVM's choice (Numba compiled before tensorca; set NUMBA_CPU_NAME to change it)"
+        config.CPU_NAME = level
+        config.CPU_FEATURES = level_features(level, setting)
+        width = "512-bit" if config.CPU_FEATURES == NO_PREFERENCE else "LLVM's choice of vector width"
+        return f"{width}, compiled for {level}"
+    _offer_shipped(os.environ.get(CPU_LEVEL_ENV), get_host_cpu_features(), setting)
     if features is None:
         return "LLVM's choice" + (f" ({VECTOR_BITS_ENV}=256)" if setting == "256" else " (no AVX-512)")
     if _code_generator_started():
         return "LLVM's choice (Numba compiled before tensorca; set NUMBA_CPU_FEATURES to change it)"
     config.CPU_FEATURES = features
     return "512-bit (AVX-512, LLVM's prefer-256-bit off)"
+
+
+def _level(value: str | None, host_features: str) -> str | None:
+    """The level Numba compiles everything for under :data:`CPU_LEVEL_ENV` ``value``: a named level
+    (when this CPU runs it; else a ``RuntimeWarning``), or None for the CPU's own model."""
+    setting = (value or "auto").strip().lower()
+    if setting not in LEVELS or not host_features:
+        return None
+    if setting in host_levels(host_features):
+        return setting
+    warnings.warn(f"{CPU_LEVEL_ENV}={value}: this CPU cannot run that level; compiling for its own model",
+                  RuntimeWarning, stacklevel=3)
+    return None
+
+
+def _offer_shipped(value: str | None, host_features: str, setting: str) -> None:
+    """Under :data:`CPU_LEVEL_ENV` ``auto``, hand the shipped levels' codegen keys to the cache
+    (:func:`tensorca.cache_dirs.set_shipped_keys`) and record them in :data:`SHIPPED_LEVELS`."""
+    if (value or "auto").strip().lower() != "auto" or not host_features or not shipped_enabled():
+        return
+    import sys
+
+    import llvmlite.binding as ll
+
+    triple = ll.get_process_triple()
+    levels = shipped_levels(host_features, shipped_manifest(), triple,
+                            (numba.__version__, f"py{sys.version_info[0]}{sys.version_info[1]}"))
+    SHIPPED_LEVELS[:] = levels
+    set_shipped_keys([(triple, level, level_features(level, setting)) for level in levels])
+
+
+#: The shipped kernels' levels this process may load, highest first (empty: none usable here).
+SHIPPED_LEVELS: list[str] = []
 
 
 #: What vector width tensorca's Numba kernels are compiled for in this process, in words.
@@ -109,5 +196,9 @@ VECTORS = configure(os.environ.get(VECTOR_BITS_ENV))
 install_locator()
 install_compile_listener()
 
-__all__ = ["NO_PREFERENCE", "VECTORS", "VECTOR_BITS_ENV", "configure", "njit", "numba", "prange", "vector_setting",
+#: The x86-64 level Numba compiles for in this process (None: the CPU's own model).
+LEVEL = numba.config.CPU_NAME if numba.config.CPU_NAME in LEVELS else None
+
+__all__ = ["CPU_LEVEL_ENV", "LEVEL", "LEVELS", "NO_PREFERENCE", "SHIPPED_LEVELS", "VECTORS", "VECTOR_BITS_ENV",
+           "configure", "host_levels", "level_features", "njit", "numba", "prange", "shipped_levels", "vector_setting",
            "wide_features"]
