@@ -10,7 +10,10 @@ What counts as an import of a tensorca module:
 - ``from P import name`` where ``P.name`` is a submodule counts as importing that submodule as well;
 - importing ``tensorca.a.b`` also runs ``tensorca/a/__init__.py`` (and ``tensorca/a/b/__init__.py`` when it
   is a package): edges to those packages are added, except from modules inside the package (whose
-  ``__init__`` is already running) and to the root package ``tensorca`` (a lazy facade, PEP 562);
+  ``__init__`` is already running) and to lazy facades (:data:`LAZY_FACADES`: the root package
+  ``tensorca``, ``tensorca.rules``, ``tensorca.margolus`` and ``tensorca.render``, whose ``__init__``
+  imports nothing, PEP 562); a facade's own table of names (``_LAZY``) counts as function-level imports
+  of the modules it names;
 - imports inside a function (methods included) are *function-level*, all others *module-level* (class
   bodies, ``try`` blocks); imports under ``if TYPE_CHECKING:`` do not run and are left out.
 
@@ -29,6 +32,9 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Packages whose ``__init__`` imports nothing at import time (only ``tensorca._lazy``) and hands out its
+#: public names on first use from a ``_LAZY`` table: importing one of their submodules runs nothing.
+LAZY_FACADES = ("tensorca", "tensorca.rules", "tensorca.margolus", "tensorca.render")
 SRC = ROOT / "src"
 PACKAGE = "tensorca"
 
@@ -45,20 +51,35 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", (
         "errors", "atomic", "_lazy", "_jit", "_numba", "cache_dirs", "compiling", "cpu_load",
         "arrays", "topology", "crop", "randomness",
+        # the version string; warm-up jobs and the background compiles that run them in a subprocess
+        # (standard library, errors and cache_dirs only): the engines and auto's selection queue them
+        "_version", "warm_jobs", "background",
+        # the bounded integers and topology of a checkpoint manifest, read by every checkpoint format
+        "manifest_fields",
     )),
     ("rules", ("rules",)),
-    ("families", ("families",)),
+    # the parser's public face (rules.spec, and the rules package's lazy names) knows every family
+    ("families", ("families", "rules.spec", "rules$")),
     # a family's kernels (families/<name>/steps.py) sit with the engines whose helpers they use
+    # the margolus engine and its block kernels use nothing above the engines (only margolus.pattern, on
+    # the simulate floor with the lazy package, knows tensorca.Pattern)
     ("engines", ("engines", "hashlife", "observers", "memory", "random_grids", "families.rule_table.steps",
-                 "families.lenia.steps")),
-    ("values", ("io", "pattern", "checkpoint", "hashlife.checkpoint", "outofcore", "elementary", "unbounded")),
+                 "families.lenia.steps", "families.lenia_expanded.steps", "margolus.engine", "margolus.emulated",
+                 "margolus.rules", "margolus.simulate", "margolus.reference", "margolus.fast",
+                 "margolus.torch_step")),
+    # a value's picture (a Pattern's _repr_png_ in a notebook): colours and PNG bytes, nothing simulated;
+    # the built-in pattern library io reads by name (the data package's own code: its datasets are lazy)
+    ("values", ("io", "pattern", "checkpoint", "hashlife.checkpoint", "outofcore", "elementary", "unbounded",
+                "render.colormaps", "view$", "view.display", "view.colours", "view.protocol", "data$",
+                "data.catalog")),
     # the dask engine plans its halo exchanges with the cost model
     ("planning", ("costmodel", "cluster", "engines.dask_engine")),
     ("simulate", ("simulate", "sandpile", "lenia", "margolus", "spins", "nn")),
     ("consumers", (
-        "analysis", "render", "data", "search", "verify", "benchmark", "view", "examples", "warmup", "background",
+        "analysis", "render", "data", "search", "verify", "benchmark", "view", "warmup",
     )),
-    ("top", ("cli", "demo", "__main__", PACKAGE)),
+    # the examples are scripts written against the public API (``import tensorca``), as a user's are
+    ("top", ("cli", "demo", "__main__", "examples", PACKAGE)),
 )
 
 
@@ -171,9 +192,29 @@ def _packages_run(source: str, target: str, known: dict[str, Path]) -> list[str]
     runs = []
     for n in range(2, len(parts)):
         package = ".".join(parts[:n])
+        if package in LAZY_FACADES:
+            continue
         if package in known and not (source == package or source.startswith(package + ".")):
             runs.append(package)
     return runs
+
+
+def _lazy_table(module: str, tree: ast.AST, known: dict[str, Path]) -> list[tuple[str, int]]:
+    """``(module, line)`` for each module a facade's ``_LAZY`` table names (imported on first use)."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "_LAZY"
+                and isinstance(node.value, ast.Dict)):
+            for value in node.value.values:
+                if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                        and value.func.attr == "fromkeys" and len(value.args) == 2):
+                    value = value.args[1]  # **dict.fromkeys(names, ".module")
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    dots = len(value.value) - len(value.value.lstrip("."))
+                    target = _resolve(module, True, dots, value.value[dots:] or None)
+                    if target in known:
+                        found.append((target, value.lineno))
+    return found
 
 
 @cache
@@ -191,6 +232,8 @@ def import_edges(src: Path = SRC) -> tuple[Edge, ...]:
                 for package in _packages_run(name, target, known):
                     if package != name:
                         edges.append(Edge(name, package, file, statement.lineno, in_function, via=target))
+        if name in LAZY_FACADES and name != PACKAGE:
+            edges += [Edge(name, target, file, line, True) for target, line in _lazy_table(name, tree, known)]
     return tuple(dict.fromkeys(edges))
 
 
@@ -271,9 +314,11 @@ def floor_of(module: str) -> int:
     best, floor = -1, None
     for level, (_, entries) in enumerate(FLOORS):
         for entry in entries:
+            exact = entry.endswith("$")  # the package module itself, not its submodules
+            entry = entry.rstrip("$")
             name = entry if entry == PACKAGE else f"{PACKAGE}.{entry}"
-            if (module == name or module.startswith(name + ".")) and len(name) > best:
-                best, floor = len(name), level
+            if (module == name or (not exact and module.startswith(name + "."))) and len(name) + exact > best:
+                best, floor = len(name) + exact, level
     if floor is None:
         raise KeyError(f"{module} is on no floor: add it (or its package) to FLOORS")
     return floor

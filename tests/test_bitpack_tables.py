@@ -28,8 +28,8 @@ from tensorca.engines.bitpack_bdd import (
     table_circuit,
 )
 from tensorca.engines.bitpack_circuit import count_sets, kernel_op_count
+from tensorca.families.life_like.hensel import LETTERS
 from tensorca.rules import parse_rule, parse_spec
-from tensorca.rules.hensel import LETTERS
 from tensorca.topology import Topology
 
 from .conftest import golden_cases

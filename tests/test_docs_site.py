@@ -37,7 +37,8 @@ from .chromium import chromium
 ROOT = Path(__file__).resolve().parents[1]
 #: The API pages and the module whose ``__all__`` each documents (errors: the classes tensorca exports).
 API_PAGES = {f"api/{name}.html": f"tensorca.{name}" for name in
-             ("io", "data", "nn", "lenia", "spins", "sandpile", "margolus", "hashlife", "analysis", "render", "view")}
+             ("io", "data", "nn", "lenia", "spins", "sandpile", "margolus", "hashlife", "analysis", "render", "view",
+              "families")}
 #: Exported names documented under the path that defines them: a submodule has the same name (so griffe
 #: sees the module there), or the top-level name is a wrapper that imports the real function on use.
 DEFINED_AT = {

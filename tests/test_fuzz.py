@@ -27,9 +27,9 @@ from tensorca import checkpoint as ckpt
 from tensorca.analysis import decode as decode_apgcode
 from tensorca.cli import _args
 from tensorca.errors import CheckpointError, PatternError, RuleError, TensorcaError, UsageError
+from tensorca.families.rule_table.loader import rule_from_text
 from tensorca.io.haul import Haul, HaulError, parse_haul
 from tensorca.lenia import animal_entry, creature, decode_cells, load_animals
-from tensorca.rules.ruleloader import rule_from_text
 from tensorca.topology import parse_topology
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -422,7 +422,7 @@ RULE_FILE_TOKENS = [
 def small_table_budgets(monkeypatch):
     """Table budgets that keep any table's parse under :data:`MAX_PEAK` by construction (the
     defaults, 2^20 images and 256 MiB to compile, are for real tables)."""
-    from tensorca.rules import ruletable, tree
+    from tensorca.families.rule_table import ruletable, tree
 
     monkeypatch.setattr(ruletable, "MAX_TRANSITIONS", 1 << 17)
     monkeypatch.setattr(tree, "COMPILE_MAX_BYTES", 64 << 20)

@@ -12,9 +12,9 @@ import pytest
 
 import tensorca
 from tensorca.errors import GridError, RuleError, TopologyError, UsageError
+from tensorca.families.lenia.rule import LeniaRule, growth, kernel_core, kernel_window
 from tensorca.lenia import creature, creature_names, decode_cells, encode_cells, load_animals
 from tensorca.rules import parse_rule, parse_spec
-from tensorca.rules.lenia import LeniaRule, growth, kernel_core, kernel_window
 from tensorca.topology import Topology
 
 torch = pytest.importorskip("torch")
@@ -470,8 +470,8 @@ def test_datasets_give_float_lenia_samples():
 def test_step_growth_decides_its_band_edge_alike_in_every_engine():
     """gn=3 at |U - m| = s: potentials that differ only by round-off count as inside (STEP_EDGE),
     in the reference's growth, torch's, and the scaled in-place step's."""
+    from tensorca.families.lenia.rule import STEP_EDGE, GrowthUpdate, growth
     from tensorca.families.lenia.steps import _scaled_bump, growth_bump
-    from tensorca.rules.lenia import STEP_EDGE, GrowthUpdate, growth
 
     m, s = 0.25, 0.05
     edge = m + s

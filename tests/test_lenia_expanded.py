@@ -10,8 +10,9 @@ import pytest
 
 import tensorca
 from tensorca.errors import UsageError
+from tensorca.families.lenia_expanded.rule import ExpandedLenia, Kernel
+from tensorca.families.lenia_expanded.steps import numpy_step, torch_step
 from tensorca.lenia import creature
-from tensorca.lenia.expanded import ExpandedLenia, Kernel, numpy_step, torch_step
 
 torch = pytest.importorskip("torch")
 

@@ -23,6 +23,7 @@ import pytest
 import tensorca
 from tensorca.engines import get_engine
 from tensorca.errors import EngineError, PatternError, RuleError
+from tensorca.families.rule_table.loader import rule_from_text
 from tensorca.margolus import (
     NAMED,
     BlockPattern,
@@ -36,7 +37,6 @@ from tensorca.margolus import (
 )
 from tensorca.margolus.emulated import CHECKED, emulated_rule_text, recognise_tree, safe_geometry
 from tensorca.rules import parse_rule
-from tensorca.rules.ruleloader import rule_from_text
 from tensorca.topology import Topology
 
 DATA = Path(__file__).parent / "data" / "margolus"

@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tensorca.families.life_like.hensel import LETTERS, symmetries
+from tensorca.families.wolfram.notation import wolfram_table
 from tensorca.rules import (
     LargerThanLifeRule,
     TableRule,
@@ -21,8 +23,6 @@ from tensorca.rules import (
     parse_rule,
     parse_spec,
 )
-from tensorca.rules.hensel import LETTERS, symmetries
-from tensorca.rules.wolfram import wolfram_table
 
 from .conftest import check_rule_error
 

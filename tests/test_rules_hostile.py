@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tensorca.errors import RuleError, TopologyError
+from tensorca.rules import notation as rule_notation
 from tensorca.rules import parse_rule, parse_spec
-from tensorca.rules import spec as rule_spec
 
 from .conftest import check_rule_error
 
@@ -102,9 +102,9 @@ def test_hrot_interval_of_127_million_counts_parses_in_bounded_memory():
 
 def test_long_rule_texts_are_not_cached():
     """The parse cache holds short texts only: a 2 MB rule is parsed again, not kept."""
-    before = rule_spec._parse_cached.cache_info().currsize
+    before = rule_notation._parse_cached.cache_info().currsize
     first = parse_rule(BOMB)
-    assert rule_spec._parse_cached.cache_info().currsize == before
+    assert rule_notation._parse_cached.cache_info().currsize == before
     assert parse_rule(BOMB) == first and parse_rule(BOMB) is not first
     assert parse_rule("B36/S23") is parse_rule("B36/S23")  # short texts still come from the cache
 

@@ -17,9 +17,9 @@ import pytest
 
 import tensorca
 from tensorca.errors import RuleError
+from tensorca.families.rule_table.loader import rule_from_text
+from tensorca.families.rule_table.rulefile import RuleFileError
 from tensorca.rules import parse_rule
-from tensorca.rules.rulefile import RuleFileError
-from tensorca.rules.ruleloader import rule_from_text
 
 DATA = Path(__file__).parent / "data" / "ruletables"
 CASES = [json.loads(line) for line in (DATA / "cases.jsonl").read_text().splitlines() if line.strip()]
@@ -30,11 +30,11 @@ BACKENDS = ["numpy", pytest.param("torch", marks=pytest.mark.skipif(
 @pytest.fixture(autouse=True)
 def _golden_rules_on_path(monkeypatch):
     monkeypatch.setenv("TENSORCA_RULES", str(DATA))
-    from tensorca.rules import spec
+    from tensorca.rules import notation
 
-    spec._parse_cached.cache_clear()  # names resolve through the search path: no stale cache entries
+    notation.clear_cache()  # names resolve through the search path: no stale cache entries
     yield
-    spec._parse_cached.cache_clear()
+    notation.clear_cache()
 
 
 def cropped_digest(cells) -> tuple[int, str]:
@@ -243,7 +243,7 @@ def test_symmetry_images_past_the_budget_are_refused_at_their_line():
 
 
 def test_a_table_too_large_to_compile_is_a_rule_file_error(monkeypatch):
-    from tensorca.rules import tree
+    from tensorca.families.rule_table import tree
 
     monkeypatch.setattr(tree, "COMPILE_MAX_BYTES", 4096)
     with pytest.raises(RuleFileError, match=r"WireWorld.*:\d+:1: the table's \d+ distinct transitions need more than"):
@@ -397,7 +397,7 @@ def test_super_b0_with_smax_runs_complemented():
 def test_malformed_files_give_located_errors(tmp_path, text, line, column, words):
     path = tmp_path / "X.rule"
     path.write_text(text)
-    from tensorca.rules.ruleloader import rule_dirs
+    from tensorca.families.rule_table.loader import rule_dirs
 
     with pytest.raises(RuleError) as info, rule_dirs(tmp_path):
         parse_rule("X")
@@ -419,13 +419,13 @@ def test_sections_golly_skips_are_skipped():
 
 
 def test_names_resolve_env_then_rules_dir_then_pattern_folder_then_bundled(tmp_path, monkeypatch):
-    from tensorca.rules.ruleloader import BUNDLED
+    from tensorca.families.rule_table.loader import BUNDLED
 
     assert Path(parse_rule("WireWorld").source).parent == DATA  # TENSORCA_RULES first
     monkeypatch.delenv("TENSORCA_RULES")
-    from tensorca.rules import spec
+    from tensorca.rules import notation
 
-    spec._parse_cached.cache_clear()
+    notation.clear_cache()
     assert Path(parse_rule("WireWorld").source).parent == BUNDLED
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -452,7 +452,7 @@ def test_names_are_case_sensitive_and_unknown_names_say_where_they_looked():
 
 
 def test_a_misspelt_bundled_rule_file_name_suggests_the_file(monkeypatch):
-    from tensorca.rules.ruleloader import BUNDLED
+    from tensorca.families.rule_table.loader import BUNDLED
 
     monkeypatch.delenv("TENSORCA_RULES")
     with pytest.raises(RuleError) as info:
@@ -478,7 +478,7 @@ def test_golly_rule_names_are_suggested():
 
 
 def test_rule_files_in_rules_dir_are_suggested(tmp_path):
-    from tensorca.rules.ruleloader import rule_dirs
+    from tensorca.families.rule_table.loader import rule_dirs
 
     (tmp_path / "Sidewinder.rule").write_text(SHIFT_DOWN_TREE.replace("ShiftDown", "Sidewinder"))
     with rule_dirs(tmp_path), pytest.raises(RuleError) as info:
@@ -522,7 +522,7 @@ def test_cli_rule_with_an_unknown_name_is_one_error_line(capsys):
 
 
 def test_builtin_notations_win_over_rule_files(tmp_path):
-    from tensorca.rules.ruleloader import rule_dirs
+    from tensorca.families.rule_table.loader import rule_dirs
 
     (tmp_path / "B3S23.rule").write_text(SHIFT_DOWN_TREE.replace("ShiftDown", "B3S23"))
     with rule_dirs(tmp_path):
@@ -530,7 +530,7 @@ def test_builtin_notations_win_over_rule_files(tmp_path):
 
 
 def test_bundled_rules_match_the_golden_wireworld():
-    from tensorca.rules.ruleloader import BUNDLED
+    from tensorca.families.rule_table.loader import BUNDLED
 
     ours = rule_from_text((BUNDLED / "WireWorld.rule").read_text()).compile().update.tree
     golden = rule_from_text((DATA / "WireWorld.rule").read_text()).compile().update.tree
@@ -631,7 +631,7 @@ def test_births_from_nothing_and_pickling():
 
 
 def test_names_and_colors_with_unicode_or_huge_numbers_are_skipped_not_fatal():
-    from tensorca.rules.ruleloader import rule_from_text
+    from tensorca.families.rule_table.loader import rule_from_text
 
     base = (DATA / "WireWorld.rule").read_text()
     for extra in ("\n@NAMES\n\u00b9 foo\n1 head\n", "\n@NAMES\n" + "9" * 5000 + " foo\n",

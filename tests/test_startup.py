@@ -102,10 +102,11 @@ def test_a_submodule_does_not_shadow_the_public_function_of_its_name():
 
 
 def test_expanded_lenia_is_parsed_without_being_imported_first():
+    module = "tensorca.families.lenia_expanded.rule"
     result, _, _ = fresh("import sys\nfrom tensorca.rules import parse_rule\n"
-                         "before = 'tensorca.lenia.expanded' in sys.modules or 'tensorca.engines' in sys.modules\n"
+                         f"before = {module!r} in sys.modules or 'tensorca.engines' in sys.modules\n"
                          f"rule = parse_rule({EXPANDED!r})\n"
-                         "result = [before, type(rule).__name__, 'tensorca.lenia.expanded' in sys.modules]")
+                         f"result = [before, type(rule).__name__, {module!r} in sys.modules]")
     assert result == [False, "ExpandedLenia", True]
 
 

@@ -1,4 +1,4 @@
-"""Stochastic rules (tensorca.rules.stochastic): notation, the same cells on every engine for the same
+"""Stochastic rules (tensorca.families.stochastic.rule): notation, the same cells on every engine for the same
 seed (batches, chunked runs, a checkpoint resume, a 2-worker Dask run), and statistics that fail for
 a wrong probability: noisy Life against an independent Monte-Carlo, α-asynchronous limits,
 Domany–Kinzel's known limits, forest fire and SIR."""
@@ -13,9 +13,9 @@ from tensorca.crop import crop
 from tensorca.engines import get_engine
 from tensorca.engines.registry import engine_names
 from tensorca.errors import EngineError, MissingDependencyError, RuleError, UsageError
+from tensorca.families.stochastic.rule import NoisyRule
 from tensorca.randomness import Clock, quantize
 from tensorca.rules import parse_rule, parse_spec
-from tensorca.rules.stochastic import NoisyRule
 from tensorca.topology import Topology
 
 RULES = ("B3/S23:pb=0.9,ps=0.8", "B36/S23:async=0.5", "B3/S23:pb=0.7,ps=0.9,async=0.6", "B2ce3ai/S23-k:ps=0.5",

@@ -25,8 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from . import _lazy
-
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401 (tensorca.__version__)
 
 #: Where each public name lives: ``name -> submodule`` (relative to this package).
 _LAZY: dict[str, str] = {

@@ -1,5 +1,6 @@
 """Background compiles: ``auto`` starts on the engine that is ready and has the fast one compiled
-meanwhile, in a worker process (:mod:`tensorca.warmup`), so neither this run nor the next waits.
+meanwhile, in a worker process (:mod:`tensorca.warm_jobs` starts it, :mod:`tensorca.warmup` runs
+it), so neither this run nor the next waits.
 
 A compile runs in its own process, not a thread: Numba's compiler is mostly Python and would hold
 the GIL against the run; a process uses the other core, gives its compiler memory back when it
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 
 from .cache_dirs import cache_changed, cache_root
-from .warmup import WarmJob, start_worker
+from .warm_jobs import WarmJob, start_worker
 
 #: The switch: "0" (or "false", "no", "off") turns background compiles off.
 ENV = "TENSORCA_BACKGROUND_COMPILE"

@@ -38,20 +38,21 @@ from typing import Any
 
 import numpy as np
 
+from ._version import __version__
 from .atomic import write_bytes_atomic
 from .errors import CheckpointError, TensorcaError
+from .families.rule_table.loader import rule_definition, rule_from_text
+from .hashlife import checkpoint as macrocell  # HashLife runs checkpoint to Golly's .mc (no Numba needed)
 from .io.budget import resolve_max_cells
+from .manifest_fields import MAX_INT, int_field, topology_from, topology_json
 from .pattern import Pattern
 from .rules import parse_rule
 from .rules.base import Rule
-from .rules.ruleloader import rule_definition, rule_from_text
 from .topology import Topology
 
 FORMAT = "tensorca-checkpoint/1"
 #: Largest manifest accepted (bytes of JSON).
 MAX_MANIFEST_BYTES = 1 << 24
-#: Largest magnitude of a generation, size or coordinate in a manifest.
-MAX_INT = 2**62
 #: The float dtypes a continuous rule's cells are stored in (what the engines compute in).
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -69,56 +70,16 @@ class Checkpoint:
     seed: int | None = None
 
 
-def _topology_json(topology: Topology) -> dict:
-    data: dict = {"kind": topology.kind, "width": topology.width, "height": topology.height}
-    if topology.bounded and not topology.simple:
-        data["suffix"] = topology.suffix()  # twist and shift, in Golly's spelling
-    return data
-
-
-def _topology_from(data: Any) -> Topology:
-    if not isinstance(data, dict):
-        raise CheckpointError(f"manifest 'topology' must be an object, got {type(data).__name__}")
-    kind = data.get("kind")
-    if kind == "unbounded":
-        return Topology.unbounded()
-    if data.get("suffix"):
-        from .errors import TopologyError
-        from .topology import parse_topology
-
-        try:
-            topology = parse_topology(str(data["suffix"]))
-        except TopologyError as exc:
-            raise CheckpointError(f"checkpoint topology: {exc}") from exc
-        if topology.kind != kind:
-            raise CheckpointError(f"checkpoint topology suffix {data['suffix']!r} is not a {kind}")
-        return topology
-    if kind not in ("torus", "plane"):
-        raise CheckpointError(f"checkpoint names an unknown topology kind {kind!r}")
-    width, height = (_int_field(data, key, 1, "topology ") for key in ("width", "height"))
-    return Topology.torus(width, height) if kind == "torus" else Topology.plane(width, height)
-
-
-def _int_field(data: dict, key: str, minimum: int, where: str = "") -> int:
-    """``data[key]`` as an int ``>= minimum`` (not a bool, a float or a string), else CheckpointError."""
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= MAX_INT:
-        raise CheckpointError(f"manifest {where}{key!r} must be an integer in {minimum}..2**62, got {value!r}")
-    return value
-
-
 def manifest_for(state_kind: str, rule: Rule, topology: Topology, generation: int, *, batched: bool = True,
                  origin: tuple[int, int] | None = None, pattern: Pattern | None = None, engine: str = "",
                  seed: int | None = None) -> dict:
     """The JSON manifest of a checkpoint (see the module docstring); ``seed`` is kept for a stochastic rule."""
-    from . import __version__
-
     manifest = {
         "format": FORMAT,
         "kind": state_kind,
         "batched": bool(batched),
         "rule": rule.canonical(),
-        "topology": _topology_json(topology),
+        "topology": topology_json(topology),
         "generation": int(generation),
         "origin": [int(origin[0]), int(origin[1])] if origin is not None else None,
         "engine": engine,
@@ -163,8 +124,6 @@ def load(path: str | os.PathLike, *, max_cells: int | None = None) -> Checkpoint
     """
     path = Path(path)
     budget = resolve_max_cells(max_cells)
-    from .hashlife import checkpoint as macrocell  # HashLife runs checkpoint to Golly's .mc (no Numba needed)
-
     if macrocell.is_macrocell(path) or macrocell.sniff(path):
         return Checkpoint(*macrocell.load(path))
     try:
@@ -257,8 +216,8 @@ def _checkpoint_from(cells: np.ndarray, manifest: dict) -> Checkpoint:
     if not isinstance(manifest.get("rule"), str):
         raise CheckpointError(f"manifest 'rule' must be a string, got {manifest.get('rule')!r}")
     rule = _rule_from(manifest)
-    topology = _topology_from(manifest.get("topology"))
-    generation = _int_field(manifest, "generation", 0)
+    topology = topology_from(manifest.get("topology"))
+    generation = int_field(manifest, "generation", 0)
     kind, batched = manifest.get("kind", "grid"), manifest.get("batched", True)
     if kind not in ("grid", "pattern") or not isinstance(batched, bool):
         raise CheckpointError(f"manifest 'kind' {kind!r} / 'batched' {batched!r} are not grid/pattern and a bool")
@@ -308,7 +267,7 @@ def _pattern_from(cells: np.ndarray, manifest: dict, rule: Rule, topology: Topol
     origin = manifest.get("origin") or [0, 0]
     if not isinstance(origin, list) or len(origin) != 2:
         raise CheckpointError(f"manifest 'origin' must be [x, y], got {origin!r}")
-    x, y = (_int_field({"origin": v}, "origin", -MAX_INT) for v in origin)
+    x, y = (int_field({"origin": v}, "origin", -MAX_INT) for v in origin)
     name, author, comments = manifest.get("name"), manifest.get("author"), manifest.get("comments") or []
     if not all(v is None or isinstance(v, str) for v in (name, author)) or not (
         isinstance(comments, list) and all(isinstance(c, str) for c in comments)

@@ -3,7 +3,7 @@
 Unlike Golly's two-dimensional ``Wn`` emulation (which accepts only even ``n``), this runs any of
 the 256 rules on a ring or a dead-bounded line and returns the whole space-time history;
 :func:`domany_kinzel` does the same for the probabilistic Domany–Kinzel CA, with the draws of the
-two-dimensional rule ``DK:p1=..,p2=..`` (:mod:`tensorca.rules.stochastic`).
+two-dimensional rule ``DK:p1=..,p2=..`` (:mod:`tensorca.families.stochastic.rule`).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def domany_kinzel(
 
     Cell ``x`` at time ``t + 1`` looks at ``x - 1`` and ``x + 1`` at time ``t``: with ``n`` of them
     alive it becomes alive with probability 0 (``n = 0``), ``p1`` (``n = 1``) or ``p2`` (``n = 2``).
-    The draws are those of the rule ``DK:p1=..,p2=..`` (:mod:`tensorca.rules.stochastic`) with
+    The draws are those of the rule ``DK:p1=..,p2=..`` (:mod:`tensorca.families.stochastic.rule`) with
     ``seed``: row ``t`` of the history equals row ``t`` of ``tensorca.run(grid, "DK:...", steps,
     seed=seed)`` on a ``(steps + 1, W)`` torus (``"periodic"``) or plane (``"dead"``) whose top row is
     ``initial``. ``p1 = p2 = 1`` fills the light cone's sublattice; ``p1 = 1, p2 = 0`` is rule 90.

@@ -3,9 +3,17 @@
 Every error a user can provoke derives from :class:`TensorcaError`, so ``except
 TensorcaError`` catches them all, and each also derives from ``ValueError`` where the
 cause is a bad value, so generic code that expects ``ValueError`` keeps working.
+
+:class:`Interrupted` is no error: it is Ctrl-C during a checkpointed run, carrying where the state was
+saved (here, below every run loop that raises it: the unbounded plane's, the plan's, the lazy grid's).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
 
 
 class TensorcaError(Exception):
@@ -99,3 +107,12 @@ class MemoryBudgetError(TensorcaError, MemoryError):
 
 class CheckpointError(TensorcaError, ValueError):
     """A checkpoint file that is missing, malformed, or does not match the run resuming it."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a checkpointed run: ``path`` holds the state after ``generation``."""
+
+    def __init__(self, path: Path, generation: int):
+        super().__init__(f"interrupted; state at generation {generation} saved to {path}")
+        self.path = path
+        self.generation = generation

@@ -179,14 +179,6 @@ class Pattern:
             out[y0 - y : y1 - y, x0 - x : x1 - x] = cells[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
         return out
 
-    def save(self, path: Any, format: str | None = None) -> None:
-        """Write the pattern to ``path`` (format from the extension, as :func:`tensorca.save`): a
-        tree-backed pattern writes macrocell straight from its tree, other formats within the
-        cell budget."""
-        from .io import save  # io imports this module
-
-        save(path, self, format)
-
     def cropped(self) -> Pattern:
         """A copy trimmed to the bounding box, origin adjusted (a tree-backed pattern: itself
         as a new value sharing the read-only tree).

@@ -258,7 +258,7 @@ def uniform_cells_torch(seed: int, generation: int, shape: tuple[int, int], *, d
 
 @dataclasses.dataclass(frozen=True)
 class Clock:
-    """When and where an engine call draws (:mod:`tensorca.rules.stochastic`'s rules).
+    """When and where an engine call draws (:mod:`tensorca.families.stochastic.rule`'s rules).
 
     ``seed``: the run's seed. ``generation``: the absolute generation number of the cells the engine
     is given; the step from generation ``t`` to ``t + 1`` draws with ``generation = t``. ``grid``: the

@@ -24,7 +24,7 @@ import numpy as np
 from .arrays import like_input, to_engine
 from .crop import crop
 from .engines.base import Engine, advance_engine
-from .errors import MemoryBudgetError, TopologyError, UsageError
+from .errors import Interrupted, MemoryBudgetError, TopologyError, UsageError
 from .rules.base import Rule
 from .topology import Topology
 
@@ -94,8 +94,6 @@ def advance_tree(plan: RunPlan, universe: Any, save: Callable[[Any, int], Any] |
     within one, the steps follow the binary digits of its length and progress is reported after
     each. ``save(universe, generation) -> path`` writes a checkpoint when ``plan.checkpointer`` is
     due; Ctrl-C with one saves the last completed step and raises ``Interrupted``."""
-    from .simulate.plan import Interrupted  # the plan imports this module
-
     observer = plan.samples.observer
     if observer is not None:
         plan.samples.add([plan.start], np.array([[_population(universe)]], np.int64))

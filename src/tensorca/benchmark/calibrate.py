@@ -23,8 +23,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engines import get_engine
-from ..errors import UsageError
-from ..families import class_samples
+from ..errors import TensorcaError, UsageError
+from ..families import families as all_families
+from ..families import family_of
 from ..rules import parse_rule
 from ..topology import Topology
 from .measure import median_time
@@ -54,6 +55,23 @@ class Calibration:
     noisy: list[str]
     reports: list[BenchReport]
 
+
+
+def class_samples() -> dict[str, str]:
+    """``{cost class: rule text}``: for each cost class, a sample that parses and is priced as that class,
+    a family's representative (first sample) before its other samples (what ``bench --calibrate``
+    measures each class by)."""
+    found: dict[str, str] = {}
+    declared = all_families()
+    # representatives first (a family's first sample), then the other samples for classes still missing
+    for texts in [f.samples[:1] for f in declared] + [f.samples[1:] for f in declared]:
+        for text in texts:
+            try:
+                rule = parse_rule(text)
+            except TensorcaError:  # a sample form only verify expands (MAP-random:1)
+                continue
+            found.setdefault(family_of(rule).cost(rule.compile())[0], text)  # type: ignore[union-attr]
+    return found
 
 
 def fit(report: BenchReport) -> dict[str, dict]:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import Any, NoReturn
 
+from .._version import __version__
 from ..errors import TensorcaError, UsageError
 from ._console import say, tensorca_warnings
 from ._status import compile_status
@@ -47,8 +48,6 @@ def version() -> str:
     try:
         return metadata.version("tensorca")
     except metadata.PackageNotFoundError:
-        from .. import __version__
-
         return __version__
 
 

@@ -32,6 +32,7 @@ from ..rules.spec import resolve
 from ..topology import Topology
 from . import _args
 from ._console import out, progress_bar, say
+from ._start import rule_seed, soup_topology
 
 #: Default chunk side in memory, and with a store (fewer, larger tasks for grids that need a disk).
 CHUNKS, STORE_CHUNKS = 1024, 4096
@@ -155,8 +156,6 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
         return saved.state, saved.rule, saved.topology, label, saved.generation, seed if isinstance(seed, int) else 0
     if args.soup is not None:
         from ..outofcore.soup import lazy_soup
-        from .run import soup_topology
-
         height, width = args.soup
         given = None if args.topology is None else soup_topology(args.topology, height, width)
         rule, topology = resolve(args.rule, given)
@@ -181,8 +180,6 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
     cells = np.asarray(pattern.cells)
     if cells.shape[0] > height or cells.shape[1] > width:
         raise UsageError(f"pattern of {cells.shape[1]}x{cells.shape[0]} cells does not fit {topology}")
-    from .run import rule_seed
-
     return (_placed(cells.astype(np.uint8), height, width, chunks), rule, topology, os.path.basename(path), 0,
             rule_seed(args.seed, rule))
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 
 from ..families import family_of
+from ..families.rule_table.loader import describe, rule_dirs
+from ..families.stochastic.rule import describe as describe_draws
 from ..rules import parse_spec
-from ..rules.ruleloader import describe, rule_dirs
-from ..rules.stochastic import describe as describe_draws
 from ._console import rows
 
 

@@ -28,9 +28,10 @@ from ..pattern import Pattern
 from ..random_grids import random_soup
 from ..rules.base import Rule
 from ..rules.spec import resolve
-from ..topology import Topology, parse_topology
+from ..topology import Topology
 from . import _args, dask_run
 from ._console import out, progress_bar, progress_shown, say
+from ._start import rule_seed, soup_topology
 
 if TYPE_CHECKING:
     from ..costmodel import Choice
@@ -226,14 +227,6 @@ def starting_state(args: argparse.Namespace) -> Start:
     return _soup(args)
 
 
-def rule_seed(seed: int | None, rule: Rule) -> int:
-    """The seed of a run from a file: ``--seed`` (refused for a deterministic rule, which draws nothing), else 0."""
-    if seed is not None and not rule.compile().stochastic:
-        raise UsageError(f"--seed applies to --soup or to a stochastic rule (B3/S23:pb=0.9,ps=0.99, DK:p1=0.6,p2=0.8, "
-                         f"...); rule {rule.canonical()} draws nothing")
-    return 0 if seed is None else seed
-
-
 def _resumed(args: argparse.Namespace) -> Start:
     saved = checkpoint_io.load(args.resume)
     if args.rule is not None and resolve(args.rule)[0].canonical() != saved.rule.canonical():
@@ -253,16 +246,6 @@ def _soup(args: argparse.Namespace) -> Start:
     topology = topology or Topology.torus(width, height)
     label = f"soup {width}x{height}, density {density:g}, seed {seed}" + (f", batch {args.batch}" if args.batch else "")
     return Start(state, rule, rule, topology, label, seed=seed)
-
-
-def soup_topology(topology: str, height: int, width: int) -> Topology:
-    """A soup's topology: ``T``/``P`` (or ``torus``/``plane``) of its own size, else a Golly suffix."""
-    name = topology.strip().lower()
-    if name in ("t", "torus"):
-        return Topology.torus(width, height)
-    if name in ("p", "plane"):
-        return Topology.plane(width, height)
-    return parse_topology(topology)
 
 
 def engine_calls(args: argparse.Namespace, progress: bool) -> int:

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..random_grids import random_soup
 from ..rules.spec import resolve
 from . import _args
-from .run import soup_topology
+from ._start import soup_topology
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -209,7 +209,7 @@ register_lazy(EngineInfo(
 
 def margolus_precheck(spec: StepSpec, topology: Topology) -> bool:
     """Rule trees that emulate a Margolus block rule (Golly's ``*Margolus*emulated`` files)."""
-    from ..margolus.engine import precheck
+    from ..margolus.emulated import precheck  # beside the recogniser: the engine imports this package
 
     return precheck(spec, topology)
 

@@ -71,7 +71,7 @@ class Engine(ABC):
         modified. Raises :class:`~tensorca.errors.EngineError` when ``supports(rule, topology)``
         is False (an unknown step-spec kind, or a topology the engine cannot pad).
 
-        An engine that runs stochastic step specs (``spec.stochastic``, :mod:`tensorca.rules.stochastic`)
+        An engine that runs stochastic step specs (``spec.stochastic``, :mod:`tensorca.families.stochastic.rule`)
         also takes a keyword ``clock`` (a :class:`~tensorca.randomness.Clock`: seed, the absolute
         generation of ``cells``, the batch's first grid index, origin; None: seed 0, generation 0);
         callers pass it only for such rules (:func:`advance_engine`), so other engines need not.

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import os
 
+from .. import background
 from ..cache_dirs import cache_epoch
 from ..rules.base import Rule
 from ..rules.stepspec import StepSpec
 from ..topology import Topology
+from ..warm_jobs import WarmJob
 from .bitpack_bdd import is_count_circuit, table_circuit
 from .bitpack_circuit import (
     GENERIC,
@@ -174,12 +176,9 @@ def specialise_in_background(rule: Rule, table: bytes, shape: tuple[int, ...], t
     if not lanes_stand_in(table):
         return False
     if kernels_mode() == "auto" and topology.kind in ("torus", "plane"):
-        from ..background import start
-        from ..warmup import WarmJob
-
         batch, height, width = (int(v) for v in shape)
         batch = max(1, min(batch, (1 << 22) // max(1, height * width)))
-        start(WarmJob("engine", rule.canonical(), "bitpack-cpu", (batch, height, width), topology.kind, 8,
+        background.start(WarmJob("engine", rule.canonical(), "bitpack-cpu", (batch, height, width), topology.kind, 8,
                       kernels="specialised"))
     return True
 

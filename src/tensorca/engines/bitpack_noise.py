@@ -1,6 +1,6 @@
 """``bitpack-cpu``'s noisy rules: births, survivals and asynchronous updating drawn as 64-cell words.
 
-A noisy two-state 3x3 rule (``B3/S23:pb=0.9,ps=0.99``, ``...:async=0.5``, :mod:`tensorca.rules.stochastic`)
+A noisy two-state 3x3 rule (``B3/S23:pb=0.9,ps=0.99``, ``...:async=0.5``, :mod:`tensorca.families.stochastic.rule`)
 runs each generation in two passes over the packed grid (64 cells a ``uint64`` word, cell ``x`` of a
 row bit ``x % 64`` of word ``x // 64``: :mod:`.bitpack_pack`):
 
@@ -29,12 +29,13 @@ import numpy as np
 
 from .._numba import njit, numba, prange
 from ..cpu_load import numba_threads_capped
+from ..families.stochastic.rule import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
 from ..randomness import G1, G2, MASK64, P_BITS, Clock, key_prefix, mask_digits, quantize
-from ..rules.stochastic import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
 from ..topology import Topology
 from .bitpack_circuit import rule_table, why_not_bitpack
 from .bitpack_pack import last_word_mask, unpack
 from .bitpack_rows import SERIAL_WORK, SMALL_GRID_WORDS, table_kernels_for
+from .numpy_reference import step as reference_step
 from .row_packing import pack_alive
 from .stochastic_steps import NOISE_LOADED, advance_numpy, why_not_bitpack_noisy
 
@@ -237,7 +238,7 @@ def advance_stochastic(cells: np.ndarray, spec, topology: Topology, generations:
     wraps its columns inside it (a Dask chunk's halo across the seam)."""
     _, height, width = cells.shape
     if not packs(clock, height, width):
-        return advance_numpy(np.asarray(cells, dtype=np.uint8), spec, topology, generations, clock)
+        return advance_numpy(np.asarray(cells, dtype=np.uint8), spec, topology, generations, clock, reference_step)
     return advance_noisy(cells, spec.update, topology.kind == "torus", generations, clock)
 
 

@@ -17,7 +17,7 @@ How a run goes:
 - Shifted tori, Klein bottles, cross-surfaces and spheres glue edges in ways Dask's boundaries cannot
   express, and float (Lenia) cells sum their FFTs in a different order on chunks than on the whole
   grid: both are refused with :class:`~tensorca.errors.EngineError`.
-- A stochastic rule (:mod:`tensorca.rules.stochastic`) draws at each cell's absolute coordinates and
+- A stochastic rule (:mod:`tensorca.families.stochastic.rule`) draws at each cell's absolute coordinates and
   grid index: every chunk is given a :class:`~tensorca.randomness.Clock` whose origin is where its
   padded block sits in the whole grid (halo included; on a torus the coordinates wrap at the grid's
   size), so a halo cell draws what the cell it copies draws and the chunks compute the one-machine run.

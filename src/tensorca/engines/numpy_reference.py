@@ -23,58 +23,14 @@ from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.neighbourhoods import weight_levels
 from ..rules.stepspec import MaskCount, StepSpec, TableUpdate, WeightedCount
-from ..topology import Topology, padding_index
+from ..topology import Topology
 from .base import Engine
+from .numpy_grid import mask_runs, neighbourhood_index, pad
 from .stochastic_steps import advance_numpy
 from .stochastic_steps import runs as stochastic_runs
 
 #: The ``(perceive, update)`` kinds this engine runs.
 KINDS = frozenset({("index3x3", "table"), ("mask_count", "intervals"), ("weighted_count", "intervals")})
-
-
-def pad(alive: np.ndarray, radius: int, topology: Topology) -> np.ndarray:
-    """Pad ``(B, H, W)`` by ``radius`` on each side of H and W as ``topology`` joins its edges.
-
-    A plain torus wraps and a bounded plane is dead outside (``np.pad``); every other kind
-    (shifted torus, Klein bottle, cross-surface, sphere) gathers each padded cell from the grid
-    cell :func:`~tensorca.topology.padding_index` names.
-    """
-    widths = ((0, 0), (radius, radius), (radius, radius))
-    if topology.kind == "torus" and topology.simple:
-        return np.pad(alive, widths, mode="wrap")
-    if topology.kind == "plane":
-        return np.pad(alive, widths, mode="constant", constant_values=0)
-    rows, cols, valid = padding_index(topology, radius)
-    padded = alive[:, rows, cols]
-    return padded if valid.all() else np.where(valid, padded, 0).astype(alive.dtype)
-
-
-def neighbourhood_index(alive: np.ndarray, topology: Topology) -> np.ndarray:
-    """``(B, H, W)`` int16 9-bit index of each 3x3 window, NW = 256 ... centre = 16 ... SE = 1."""
-    _, height, width = alive.shape
-    padded = pad(alive.astype(np.int16), 1, topology)
-    index = np.zeros(alive.shape, dtype=np.int16)
-    for dy in range(3):
-        for dx in range(3):
-            bit = 8 - (3 * dy + dx)
-            index |= padded[:, dy : dy + height, dx : dx + width] << bit
-    return index
-
-
-def mask_runs(mask: np.ndarray) -> list[tuple[int, int, int]]:
-    """``(dy, first, last)`` for every horizontal run of ones in a 2-D 0/1 mask (inclusive columns)."""
-    runs = []
-    for dy, row in enumerate(mask):
-        dx = 0
-        while dx < len(row):
-            if row[dx]:
-                start = dx
-                while dx < len(row) and row[dx]:
-                    dx += 1
-                runs.append((dy, start, dx - 1))
-            else:
-                dx += 1
-    return runs
 
 
 def neighbourhood_count(alive: np.ndarray, mask: np.ndarray, topology: Topology) -> np.ndarray:
@@ -221,7 +177,7 @@ class NumpyEngine(Engine):
         # discrete states are uint8; continuous ones (Lenia) keep their float dtype
         cells = np.asarray(cells, dtype=np.uint8) if spec.state_space.discrete else np.asarray(cells)
         if spec.stochastic:
-            out = advance_numpy(cells, spec, topology, generations, clock)
+            out = advance_numpy(cells, spec, topology, generations, clock, step)
             return out.copy() if generations == 0 else out
         for _ in range(generations):
             cells = step(cells, spec, topology)

@@ -1,4 +1,4 @@
-"""Stochastic step specs on the NumPy reference and the torch engine (:mod:`tensorca.rules.stochastic`).
+"""Stochastic step specs on the NumPy reference and the torch engine (:mod:`tensorca.families.stochastic.rule`).
 
 The update kinds ``noisy`` (births, survivals and asynchronous updating drawn over any deterministic
 rule's step), ``domany_kinzel``, ``forest_fire`` and ``sir``, for a ``(B, H, W)`` batch stepped from a
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EngineError
+from ..families.stochastic.rule import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
 from ..randomness import (
     Clock,
     bernoulli_batch,
@@ -29,8 +30,8 @@ from ..randomness import (
     uniform_threshold,
 )
 from ..rules.stepspec import StepSpec
-from ..rules.stochastic import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
 from ..topology import Topology
+from .numpy_grid import neighbourhood_index, pad
 
 #: The stochastic update kinds these engines run (``noisy`` over any base rule they run).
 KINDS = frozenset({"noisy", "domany_kinzel", "forest_fire", "sir"})
@@ -91,9 +92,11 @@ def failed_survival(n_states: int) -> int:
 
 
 def advance_numpy(cells: np.ndarray, spec: StepSpec, topology: Topology, generations: int,
-                  clock: Clock | None) -> np.ndarray:
+                  clock: Clock | None, deterministic: Callable[[np.ndarray, StepSpec, Topology], np.ndarray]
+                  ) -> np.ndarray:
     """``generations`` of a stochastic ``spec`` on ``(B, H, W)`` cells from ``clock`` (None: seed 0,
-    generation 0, grid 0, origin (0, 0))."""
+    generation 0, grid 0, origin (0, 0)); ``deterministic(cells, spec, topology)`` is the NumPy
+    reference's step of the base rule a noisy rule wraps."""
     clock = clock or Clock()
     batch, height, width = cells.shape[0], cells.shape[-2], cells.shape[-1]
     ys, xs = clock.coordinates(height, width)
@@ -101,16 +104,15 @@ def advance_numpy(cells: np.ndarray, spec: StepSpec, topology: Topology, generat
     if spec.state_space.discrete and spec.n_states == 2:
         cells = (cells == 1).astype(np.uint8)  # the reference's live cells, as every two-state step reads them
     for t in range(generations):
-        cells = step_numpy(cells, spec, topology, int(clock.seed), int(clock.generation) + t, grids, ys, xs)
+        cells = step_numpy(cells, spec, topology, int(clock.seed), int(clock.generation) + t, grids, ys, xs,
+                           deterministic)
     return cells
 
 
 def step_numpy(cells: np.ndarray, spec: StepSpec, topology: Topology, seed: int, generation: int,
-               grids: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+               grids: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+               deterministic: Callable[[np.ndarray, StepSpec, Topology], np.ndarray]) -> np.ndarray:
     """One generation (from absolute ``generation``) of a stochastic spec on NumPy cells."""
-    from .numpy_reference import neighbourhood_index
-    from .numpy_reference import step as deterministic
-
     update = spec.update
 
     def bern(draw: int, p: float, gen: int = generation) -> np.ndarray:
@@ -156,8 +158,6 @@ def step_numpy(cells: np.ndarray, spec: StepSpec, topology: Topology, seed: int,
 
 def _von_neumann(on: np.ndarray, topology: Topology) -> np.ndarray:
     """``(B, H, W)`` int64: how many of each cell's four von Neumann neighbours are ``on``."""
-    from .numpy_reference import pad
-
     _, height, width = on.shape
     padded = pad(on.astype(np.int64), 1, topology)
     return (padded[:, 0:height, 1 : width + 1] + padded[:, 2 : height + 2, 1 : width + 1]

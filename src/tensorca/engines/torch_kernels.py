@@ -41,7 +41,7 @@ import torch.nn.functional as F
 from ..errors import EngineError
 from ..rules.neighbourhoods import TABLE_WEIGHTS, weight_levels
 from ..topology import Topology, padding_ring
-from .numpy_reference import mask_runs  # the runs of a mask are plain Python: share them
+from .numpy_grid import mask_runs  # the runs of a mask are plain Python: share them
 
 
 def wrap_index(size: int, radius: int, device: torch.device) -> torch.Tensor:

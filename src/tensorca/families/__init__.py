@@ -10,6 +10,7 @@ declaration gives its notation, samples, cost class, kernels and their memory; s
 ``docs/architecture.md``.
 """
 
+from ..rules.notation import register_notation
 from . import (
     generations,
     isotropic,
@@ -27,7 +28,6 @@ from .registry import (
     ENTRY_POINT_GROUP,
     Family,
     class_factor,
-    class_samples,
     cost_class,
     extra_kinds,
     families,
@@ -40,15 +40,26 @@ from .registry import (
     step_for,
 )
 
-for _module in (stochastic, life_like, isotropic, map_rules, generations, wolfram, larger_than_life, rule_table,
-                super_history, lenia, lenia_expanded):
-    register_family(_module.FAMILY)
+#: The order families are listed and asked to claim a rule (stochastic first: a noisy rule wraps a rule of
+#: another family).
+LISTING_ORDER = (stochastic, life_like, isotropic, map_rules, generations, wolfram, larger_than_life, rule_table,
+                 super_history, lenia, lenia_expanded)
+#: The order ``parse_rule`` tries the built-in notations, Golly's: parameters wrap every other rule; Lenia;
+#: Super/History before rule-file names (a name ending in History is Golly's History rule); expanded Lenia;
+#: then the notations of a form (MAP, W<n>, R<r>, two slashes), and B/S last, whose parser reports what
+#: is wrong with a rule no notation took. Plug-ins' notations go before all of these.
+NOTATION_ORDER = (stochastic, lenia, super_history, rule_table, lenia_expanded, map_rules, wolfram, larger_than_life,
+                  generations, life_like)
+
+for _module in LISTING_ORDER:
+    register_family(_module.FAMILY, notation=False)
+for _module in NOTATION_ORDER:
+    register_notation(*_module.FAMILY.notation)
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Family",
     "class_factor",
-    "class_samples",
     "cost_class",
     "extra_kinds",
     "families",

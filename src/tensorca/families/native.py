@@ -35,10 +35,10 @@ def count_class(spec: StepSpec) -> tuple[str, float]:
     return "ltl", passes * (2 * perceive.radius + 1) / 11.0
 
 
-def table_rule_of(kind: str) -> Callable[[Rule], bool]:
-    """``claims`` for two-state 3x3 table rules written in notation ``kind`` (``bs``, ``hensel``, ``map``)."""
+def named(family: str) -> Callable[[Rule], bool]:
+    """``claims`` for the 3x3-table rules whose parser named them ``family`` (``TableRule.family``)."""
 
     def claims(rule: Rule) -> bool:
-        return isinstance(rule, TableRule) and rule.kind == kind and rule.family == "life-like"
+        return isinstance(rule, TableRule) and rule.family == family
 
     return claims

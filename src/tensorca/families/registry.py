@@ -10,7 +10,7 @@ registry and nothing else, so a new family is one declaration.
 
 Families from other packages arrive through the entry-point group ``tensorca.families``: each entry
 names a :class:`Family` (``mypkg.family:FAMILY``). They are loaded on first need, when a rule text
-matches no built-in notation or when the families are listed (:func:`tensorca.rules.spec.load_plugins`),
+matches no built-in notation or when the families are listed (:func:`tensorca.rules.notation.load_plugins`),
 never at ``import tensorca``.
 """
 
@@ -21,8 +21,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from ..errors import EngineError, TensorcaError, UsageError
-from ..rules import spec as _spec
+from ..errors import EngineError, UsageError
+from ..rules import notation as _notation
 from ..rules.base import Rule
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,7 +34,7 @@ Kinds = tuple[str, str]
 #: (``EngineCost.family_cell``); ``scale`` multiplies the per-cell time (a wider neighbourhood).
 CostClass = Callable[["StepSpec"], tuple[str, float]]
 #: The entry-point group other packages register families in.
-ENTRY_POINT_GROUP = _spec.PLUGIN_GROUP
+ENTRY_POINT_GROUP = _notation.PLUGIN_GROUP
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Family:
     asked in registration order; the first that claims a rule owns it). ``samples``: rule strings,
     the first the family's representative, tried by verify, the contract test and calibration (each
     must parse, or be a form :func:`tensorca.verify.rule_value` knows). ``cost(spec)``: the cost
-    class and scale. ``notation``: ``(matches, parse)`` as :func:`tensorca.rules.spec.register_notation`
+    class and scale. ``notation``: ``(matches, parse)`` as :func:`tensorca.rules.notation.register_notation`
     takes them, for a family whose rules the built-in parser does not know (its matcher must accept
     only its own texts: it is tried before the built-in notations). ``steps``: ``{engine: {kinds:
     "module:function"}}``, the kernels of the family's own step-spec kinds (what each engine expects:
@@ -79,17 +79,18 @@ class Family:
 _FAMILIES: dict[str, Family] = {}
 
 
-def register_family(family: Family) -> Family:
-    """Add ``family`` (replacing one of the same name): its notation joins ``parse_rule``, its kernels
-    the engines' step tables. :class:`UsageError` for a declaration that is not a :class:`Family` or
-    has no samples."""
+def register_family(family: Family, *, notation: bool = True) -> Family:
+    """Add ``family`` (replacing one of the same name): its notation joins ``parse_rule`` (tried before
+    every notation registered so far, as a plug-in's must be; ``notation=False``: the caller registers it,
+    as :mod:`tensorca.families` does the built-in ones in Golly's order), its kernels the engines' step
+    tables. :class:`UsageError` for a declaration that is not a :class:`Family` or has no samples."""
     if not isinstance(family, Family):
         raise UsageError(f"a rule family must be a tensorca.families.Family, got {type(family).__name__}")
     if not family.samples:
         raise UsageError(f"family {family.name!r} declares no sample rules (verify and the contract test need one)")
     _FAMILIES[family.name] = family
-    if family.notation is not None:
-        _spec.register_notation(*family.notation, first=True)
+    if notation and family.notation is not None:
+        _notation.register_notation(*family.notation, first=True)
     for engine, kernels in family.steps.items():
         for kinds, target in kernels.items():
             register_step(engine, kinds, target)
@@ -98,7 +99,7 @@ def register_family(family: Family) -> Family:
 
 def families() -> list[Family]:
     """Every registered family (built-in first, then plug-ins), in registration order."""
-    _spec.load_plugins()
+    _notation.load_plugins()
     return list(_FAMILIES.values())
 
 
@@ -109,28 +110,11 @@ def family_names() -> tuple[str, ...]:
 
 def family(name: str) -> Family:
     """The family registered as ``name``; :class:`UsageError` listing the known names otherwise."""
-    _spec.load_plugins()
+    _notation.load_plugins()
     try:
         return _FAMILIES[name]
     except KeyError:
         raise UsageError(f"unknown rule family {name!r}; expected one of {', '.join(_FAMILIES)}") from None
-
-
-def class_samples() -> dict[str, str]:
-    """``{cost class: rule text}``: for each cost class, a sample that parses and is priced as that class,
-    a family's representative (first sample) before its other samples (what ``bench --calibrate``
-    measures each class by)."""
-    found: dict[str, str] = {}
-    declared = families()
-    # representatives first (a family's first sample), then the other samples for classes still missing
-    for texts in [f.samples[:1] for f in declared] + [f.samples[1:] for f in declared]:
-        for text in texts:
-            try:
-                rule = _spec.parse_rule(text)
-            except TensorcaError:  # a sample form only verify expands (MAP-random:1)
-                continue
-            found.setdefault(family_of(rule).cost(rule.compile())[0], text)  # type: ignore[union-attr]
-    return found
 
 
 def family_of(rule: Rule) -> Family | None:

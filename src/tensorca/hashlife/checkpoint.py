@@ -23,6 +23,7 @@ import numpy as np
 
 from ..atomic import write_bytes_atomic
 from ..errors import CheckpointError, TensorcaError
+from ..manifest_fields import topology_from  # the topology as the .npz manifest spells it
 from ..pattern import Pattern
 from ..rules import parse_rule
 from ..topology import Topology
@@ -55,9 +56,7 @@ def save_cells(path: str | os.PathLike, cells: np.ndarray, manifest: dict) -> Pa
     if cells.ndim != 3 or cells.shape[0] != 1:
         raise CheckpointError(f"a macrocell checkpoint holds one pattern, not cells of shape {cells.shape}; "
                               "use a .npz checkpoint for batches")
-    from ..checkpoint import _topology_from  # the topology as the .npz manifest spells it
-
-    fields = _fields(manifest, _topology_from(manifest.get("topology")))
+    fields = _fields(manifest, topology_from(manifest.get("topology")))
     origin = manifest.get("origin") or [0, 0]
     return _write(path, Pattern(cells[0], origin=(int(origin[0]), int(origin[1])), **fields))
 

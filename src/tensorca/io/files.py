@@ -93,7 +93,7 @@ def loads(
 
     A rule named by a Golly rule file (``rule = WireWorld``) is looked up on ``TENSORCA_RULES``,
     then in ``rules_dir``, then next to ``source`` (when it names a file), then among the rules
-    bundled with tensorca (:mod:`tensorca.rules.ruleloader`).
+    bundled with tensorca (:mod:`tensorca.families.rule_table.loader`).
     """
     if isinstance(text, (bytes, bytearray, memoryview)):
         text = decode(text, source, resolve_max_bytes(max_bytes, max_cells))
@@ -106,7 +106,7 @@ def loads(
 
 def _rule_search(rules_dir: str | os.PathLike | None, source: str | None):
     """The rule-file search context of one read: ``rules_dir``, then the pattern file's folder."""
-    from ..rules.ruleloader import rule_dirs  # rules is the layer below: imported when reading
+    from ..families.rule_table.loader import rule_dirs  # rules is the layer below: imported when reading
 
     folder = os.path.dirname(os.path.abspath(source)) if source and os.path.isfile(source) else None
     return rule_dirs(rules_dir, folder)

@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from .._version import __version__
 from ..errors import PatternError
 from ..pattern import Pattern
 from ..topology import Topology
@@ -517,7 +518,7 @@ def write_macrocell(pattern: Pattern) -> str:
     else:
         ox, oy = pattern.origin
 
-    lines = [f"[M2] (tensorca {_version()})"]
+    lines = [f"[M2] (tensorca {__version__})"]
     suffix = topology.suffix()
     if rule is not None:
         lines.append(f"#R {rule.canonical()}{suffix}")
@@ -544,12 +545,6 @@ def _records_lines(universe: Any) -> list[str] | None:
     for level, kids, row in zip(levels.tolist(), children.tolist(), rows.reshape(-1, 8, 8), strict=True):
         out.append(_leaf_text(row) if level == TWO_STATE_LEAF else f"{level} {kids[0]} {kids[1]} {kids[2]} {kids[3]}")
     return out
-
-
-def _version() -> str:
-    import tensorca  # the package is loaded by the time anything is written
-
-    return str(getattr(tensorca, "__version__", "0"))
 
 
 def _tree_lines(cells: np.ndarray, ox: int, oy: int, two_state: bool) -> list[str]:

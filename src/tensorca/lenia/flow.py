@@ -1,7 +1,7 @@
 """Flow Lenia: mass-conserving Lenia by reintegration tracking (Plantec et al. 2022, arXiv:2212.07906).
 
 A world has ``C`` channels of non-negative mass ``A`` (floats, not held to [0, 1]) and kernels
-``k = 0..K-1`` as in expanded Lenia (:class:`~tensorca.lenia.expanded.Kernel`: ``c=source>target``,
+``k = 0..K-1`` as in expanded Lenia (:class:`~tensorca.families.lenia_expanded.rule.Kernel`: ``c=source>target``,
 shells ``b``, relative radius ``r``, core ``kn``, growth centre ``m`` and width ``s``, weight ``h``).
 One step, with ``dt = 1/T`` and ``A_sum`` the sum over channels:
 
@@ -23,7 +23,7 @@ One step, with ``dt = 1/T`` and ``A_sum`` the sum over channels:
 
 Torus only: the grid's shape is the torus (a shifted torus, plane or other topology raises
 :class:`~tensorca.errors.TopologyError`). :class:`FlowLenia` is the parameter value; its text, which
-:meth:`FlowLenia.parse` reads back, follows :class:`~tensorca.lenia.expanded.ExpandedLenia`'s::
+:meth:`FlowLenia.parse` reads back, follows :class:`~tensorca.families.lenia_expanded.rule.ExpandedLenia`'s::
 
     FlowLenia(R=13,T=5,C=1,gn=1,theta=1,n=2,dd=5,sigma=0.65;c=0>0,b=[1],m=0.15,s=0.015,h=1,r=1,kn=1)
 
@@ -47,10 +47,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import GridError, RuleError, TopologyError, UsageError
+from ..families.lenia.rule import MAX_RADIUS, GrowthUpdate, _float, _int, _number, growth
+from ..families.lenia_expanded.rule import (
+    MAX_CHANNELS,
+    MAX_KERNELS,
+    ExpandedLenia,
+    Kernel,
+    _fields,
+    _fraction,
+    _kernel,
+    kernel_groups,
+)
+from ..families.lenia_expanded.steps import _kernel_spectra
 from ..rules._errors import fail
-from ..rules.lenia import MAX_RADIUS, GrowthUpdate, _float, _int, _number, growth
 from ..topology import Topology, resolve_topology
-from .expanded import MAX_CHANNELS, MAX_KERNELS, ExpandedLenia, Kernel, _fields, _fraction, _kernel, _kernel_spectra
 
 __all__ = ["FlowCreature", "FlowLenia", "flow_creature", "flow_creature_names", "numpy_step", "parse_flow",
            "run_flow", "torch_step"]
@@ -181,18 +191,7 @@ def parse_flow(text: str) -> FlowLenia:
     end = len(text.rstrip())
     if text[start : start + len(PREFIX)].lower() != PREFIX:
         raise fail("a Flow Lenia rule starts with 'FlowLenia('", text, start)
-    if not text[start:end].endswith(")"):
-        raise fail("FlowLenia( has no closing ')'", text, end - 1)
-    inner, close = start + len(PREFIX), end - 1
-    bounds, pos = [], inner
-    for i in range(inner, close + 1):
-        if i == close or text[i] == ";":
-            bounds.append((pos, i))
-            pos = i + 1
-    if len(bounds) < 2:
-        raise fail("FlowLenia needs the world's R, T, C, then one ';'-separated group per kernel", text, inner)
-    if len(bounds) - 1 > MAX_KERNELS:
-        raise fail(f"at most {MAX_KERNELS} kernels", text, bounds[MAX_KERNELS + 1][0])
+    bounds = kernel_groups(text, start, end, "FlowLenia")
     head = _fields(text, *bounds[0], ("R", "T", "C", "gn", "theta", "n", "dd", "sigma"))
     missing = [key for key in ("R", "T", "C") if key not in head]
     if missing:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import PatternError, RuleError, UsageError
+from ..families.lenia.rule import LeniaRule
 from ..pattern import Pattern
-from ..rules.lenia import LeniaRule
 from ..rules.spec import parse_rule
 from .cells import MAX_CELLS, decode_cells, encode_cells
 

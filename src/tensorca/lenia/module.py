@@ -11,9 +11,9 @@ import torch
 from torch import nn
 
 from ..errors import UsageError
+from ..families.lenia.rule import LeniaRule, kernel_on_grid
 from ..families.lenia.steps import growth_of
 from ..rules.base import Rule
-from ..rules.lenia import LeniaRule, kernel_on_grid
 from ..rules.spec import parse_rule
 
 

@@ -17,14 +17,36 @@ MCell's ``MS,D...`` notation, as a Golly Margolus rule table, or by name::
   trees, :func:`from_emulated` / :func:`to_emulated` for their patterns.
 - :mod:`.engine`: the ``margolus`` engine, through which ``tensorca.run`` of such a pattern runs
   on the block kernel and gives Golly's cells.
+
+The public names are imported on first use (PEP 562): the ``margolus`` engine (:mod:`.engine`, which
+the engine registry's precheck imports) and the block kernels it runs sit on the engines' floor and
+need neither :class:`tensorca.Pattern` nor :mod:`.pattern`, so importing them runs nothing here.
 """
 
 from __future__ import annotations
 
-from .emulated import decode, emulated_rule_text, encode, recognise
-from .pattern import BlockPattern, from_emulated, to_emulated
-from .rules import NAMED, BlockRule, block_rule, from_transitions, named_rules, parse_block_rule
-from .simulate import next_phase, run
+from typing import Any
+
+from .. import _lazy
+
+#: Where each public name lives: ``name -> module`` (relative to this package).
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("decode", "emulated_rule_text", "encode", "recognise"), ".emulated"),
+    **dict.fromkeys(("BlockPattern", "from_emulated", "to_emulated"), ".pattern"),
+    **dict.fromkeys(("NAMED", "BlockRule", "block_rule", "from_transitions", "named_rules", "parse_block_rule"),
+                    ".rules"),
+    **dict.fromkeys(("next_phase", "run"), ".simulate"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use and kept; else a submodule (``margolus.engine``)."""
+    return _lazy.attribute(__name__, globals(), _LAZY, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "NAMED",

@@ -26,14 +26,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..families.rule_table import KINDS as TREE_KINDS
 from .rules import NAMED, BlockRule, parse_block_rule
 
-__all__ = ["decode", "emulated_rule_text", "encode", "recognise", "recognise_tree", "safe_geometry"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..topology import Topology
+
+__all__ = ["decode", "emulated_rule_text", "encode", "plain_topology", "precheck", "recognise", "recognise_tree",
+           "safe_geometry"]
 
 #: Golly's ``@TREE`` reading order for 8 neighbours (``(dy, dx)``): nw, ne, sw, se, n, w, e, s, c.
 MOORE_ORDER = ((-1, -1), (-1, 1), (1, -1), (1, 1), (-1, 0), (0, -1), (0, 1), (1, 0), (0, 0))
@@ -306,3 +310,17 @@ def emulated_rule_text(rule: BlockRule, name: str) -> str:
              "@TREE", "", f"num_states={n_golly}", "num_neighbors=8", f"num_nodes={len(nodes)}"]
     lines += [" ".join(map(str, (level, *children))) for level, children in nodes]
     return "\n".join(lines) + "\n"
+
+
+def plain_topology(topology: Topology) -> bool:
+    """A plain torus or bounded plane (no shift): where the ``margolus`` engine runs."""
+    return topology.kind in ("torus", "plane") and not (topology.shift_x or topology.shift_y)
+
+
+def precheck(spec: Any, topology: Topology) -> bool:
+    """A rule tree that emulates a Margolus rule, on a plain torus or bounded plane: the ``margolus``
+    engine's registry precheck (here, beside the recogniser, so the registry needs not the engine)."""
+    if not plain_topology(topology) or spec.kinds != TREE_KINDS:
+        return False
+    tree = spec.update.tree
+    return recognise_tree(tree.nodes, tree.root, tree.n_states, tree.order) is not None

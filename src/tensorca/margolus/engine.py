@@ -20,28 +20,14 @@ import numpy as np
 
 from ..engines.base import Engine
 from ..errors import EngineError
-from ..families.rule_table import KINDS as TREE_KINDS
 from ..rules.base import Rule
 from ..topology import Topology
-from .emulated import decode, encode, recognise, safe_geometry
+from .emulated import decode, encode, precheck, recognise, safe_geometry
+from .emulated import plain_topology as _topology_ok
 from .rules import BlockRule
 from .simulate import next_phase, run
 
 __all__ = ["MargolusEngine", "precheck"]
-
-
-def _topology_ok(topology: Topology) -> bool:
-    return topology.kind in ("torus", "plane") and not (topology.shift_x or topology.shift_y)
-
-
-def precheck(spec: Any, topology: Topology) -> bool:
-    """A rule tree that emulates a Margolus rule, on a plain torus or bounded plane (for the registry)."""
-    from .emulated import recognise_tree
-
-    if not _topology_ok(topology) or spec.kinds != TREE_KINDS:
-        return False
-    tree = spec.update.tree
-    return recognise_tree(tree.nodes, tree.root, tree.n_states, tree.order) is not None
 
 
 class MargolusEngine(Engine):

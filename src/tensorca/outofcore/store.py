@@ -26,8 +26,9 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..checkpoint import FORMAT, _int_field, _rule_from, _topology_from
+from ..checkpoint import FORMAT, _rule_from
 from ..errors import CheckpointError, MissingDependencyError, TensorcaError
+from ..manifest_fields import int_field, topology_from
 from ..rules.base import Rule
 from ..topology import Topology
 from .paths import is_store, is_zarr_dir, next_path, prev_path
@@ -169,9 +170,9 @@ def _open(path: Path) -> Store:
         raise CheckpointError("the store was not completely written")
     if not isinstance(info.get("rule"), str):
         raise CheckpointError(f"manifest 'rule' must be a string, got {info.get('rule')!r}")
-    rule, topology = _rule_from(info), _topology_from(info.get("topology"))
-    generation = _int_field(info, "generation", 0)
-    width = _int_field(info, "width", 1)
+    rule, topology = _rule_from(info), topology_from(info.get("topology"))
+    generation = int_field(info, "generation", 0)
+    width = int_field(info, "width", 1)
     packed, batched = info.get("packed"), info.get("batched", True)
     if not isinstance(packed, bool) or not isinstance(batched, bool) or info.get("kind", "grid") != "grid":
         raise CheckpointError("manifest 'packed' and 'batched' must be booleans and 'kind' 'grid'")

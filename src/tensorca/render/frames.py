@@ -27,44 +27,10 @@ from ..errors import GridError, UsageError
 from ..observers import Population
 from ..pattern import Pattern
 from ..rules.base import Rule
-from ..rules.ruleloader import rule_colours
 from ..rules.spec import resolve
 from ..simulate import run
 from ..topology import Topology
-from .colormaps import colormap, float_index
-
-#: Dead cells, live cells, grid lines.
-BACKGROUND = (16, 16, 24)
-LIVE = (255, 214, 80)
-GRID = (48, 48, 64)
-
-
-def palette(n_states: int, rule: Rule | None = None) -> np.ndarray:
-    """``(n_states, 3)`` uint8 colours: 0 dark, 1 bright; decaying states fade from orange to dim red.
-
-    With a ``rule`` that Golly colours itself (a rule file's ``@COLORS`` and RuleLoader's
-    red-to-yellow defaults; the Super algorithm's History/Super colours), Golly's colours.
-    """
-    if n_states < 2:
-        raise GridError(f"a palette needs at least 2 states, got {n_states}")
-    golly = rule_colours(rule) if rule is not None else None
-    if golly is not None:
-        golly = (golly + [LIVE] * n_states)[:n_states]
-        return np.array(golly, dtype=np.uint8)
-    colours = [BACKGROUND, LIVE]
-    dying = n_states - 2
-    for k in range(dying):
-        t = (k + 1) / (dying + 1)
-        colours.append((int(230 - 150 * t), int(110 - 90 * t), int(40 + 40 * t)))
-    return np.array(colours, dtype=np.uint8)
-
-
-def colours_for(n_states: int, rule: Rule | None = None, colormap_name: str = "viridis") -> np.ndarray:
-    """The colour table pictures of a run use: the rule's :func:`palette` for discrete states; for a
-    continuous rule (or ``n_states == 0``, no discrete states) the ``(255, 3)`` colormap ``colormap_name``."""
-    if n_states < 1 or (rule is not None and not rule.state_space.discrete):
-        return colormap(colormap_name)
-    return palette(max(n_states, 2), rule)
+from .colormaps import BACKGROUND, GRID, LIVE, colours_for, float_index, palette  # noqa: F401 (re-exported)
 
 
 def cell_index(cells: np.ndarray, rows: int) -> np.ndarray:

@@ -1,25 +1,45 @@
 """Rule values and the parser for Golly's rule notations.
 
-``parse_rule("B3/S23")`` and ``parse_spec("B3/S23:T64,64")`` return frozen rule values
-(:class:`TableRule`, :class:`LargerThanLifeRule`) whose ``canonical()`` is Golly's spelling and
-whose ``compile()`` is the step spec engines run (:mod:`.stepspec`). Malformed text raises
-:class:`~tensorca.errors.RuleError` (positioned), whatever the input string.
+``parse_rule("B3/S23")`` and ``parse_spec("B3/S23:T64,64")`` return frozen rule values (:class:`TableRule`,
+:class:`LargerThanLifeRule`, ...) whose ``canonical()`` is Golly's spelling and whose ``compile()`` is the
+step spec engines run (:mod:`.stepspec`). Malformed text raises :class:`~tensorca.errors.RuleError`
+(positioned), whatever the input string.
+
+This package holds what every rule family builds on (:mod:`.base`, :mod:`.stepspec`,
+:mod:`.neighbourhoods`, the notation table :mod:`.notation`); the families' own notations and values are
+in :mod:`tensorca.families`. Its public names are imported on first use (PEP 562): importing
+``tensorca.rules.base`` (as every family does) runs nothing here, while ``tensorca.rules.parse_rule``
+brings the parser with every family's notation (:mod:`.spec`).
 """
 
-from . import notations as _notations  # Chan's Lenia notation (its module is imported on first use)
-from . import ruleloader as _ruleloader  # noqa: F401  rule files, Super/History notations
-from . import stochastic as _stochastic
-from .base import CENTRE_BIT, TABLE_WEIGHTS, LargerThanLifeRule, Rule, TableRule
-from .hensel import letter_class
-from .neighbourhoods import neighbourhood_mask
-from .spec import parse_rule, parse_spec, register_notation
+from __future__ import annotations
 
-# ExpandedLenia after the rule files' notations, where it was tried when its module registered it on
-# import; now that module (NumPy kernels, the engines' step registry) is imported on the first such rule.
-register_notation(_notations.matches_expanded, _notations.parse_expanded)
-# `rule:key=value` (noisy and asynchronous rules) wraps every other notation, and DK/ForestFire/SIR are
-# names a rule file could also have: tried first.
-register_notation(_stochastic.matches, _stochastic.parse, first=True)
+from typing import Any
+
+from .. import _lazy
+
+#: Where each public name lives: ``name -> module`` (relative to this package).
+_LAZY: dict[str, str] = {
+    "CENTRE_BIT": ".neighbourhoods",
+    "TABLE_WEIGHTS": ".neighbourhoods",
+    "Rule": ".base",
+    "TableRule": ".base",
+    "LargerThanLifeRule": "..families.larger_than_life.notation",
+    "letter_class": "..families.life_like.hensel",
+    "neighbourhood_mask": ".neighbourhoods",
+    "parse_rule": ".spec",
+    "parse_spec": ".spec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use and kept; else a submodule (``tensorca.rules.spec``)."""
+    return _lazy.attribute(__name__, globals(), _LAZY, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "CENTRE_BIT",

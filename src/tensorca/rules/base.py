@@ -2,7 +2,7 @@
 
 Every rule has ``family`` (a display name), ``n_states``, ``canonical()`` (Golly's spelling) and
 ``compile()``, the :class:`~tensorca.rules.stepspec.StepSpec` engines dispatch on (code outside
-``rules/`` never asks which class a rule is). Two shapes of rule exist:
+the rule families never asks which class a rule is). Here:
 
 - :class:`TableRule`: any rule whose next state is decided by the 3x3 neighbourhood of state-1
   cells: two-state B/S rules (Moore, ``V``, ``H``), isotropic non-totalistic (Hensel) rules, ``MAP``
@@ -10,9 +10,8 @@ Every rule has ``family`` (a display name), ``n_states``, ``canonical()`` (Golly
   one 512-entry table indexed by the 3x3 neighbourhood read in reading order, NW the most
   significant bit and SE the least (Golly's MAP order): index = sum(bit(y, x) << (8 - (3*y + x))).
   Compiles to ``index3x3`` / ``table``.
-- :class:`LargerThanLifeRule`: range-r outer-totalistic rules (Larger than Life / HROT), given by a
-  neighbourhood mask (or weights) and inclusive count intervals. Compiles to ``mask_count`` or
-  ``weighted_count`` / ``intervals``.
+- every other family's own values (Larger than Life, rule tables, Lenia, ...) live in its folder under
+  :mod:`tensorca.families`.
 
 Neighbourhood geometry (3x3 index bits, Golly's range-r shapes and weights) is in
 :mod:`.neighbourhoods`.
@@ -26,24 +25,10 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import RuleError
-from .neighbourhoods import (
-    CENTRE_BIT,
-    TABLE_WEIGHTS,
-    neighbourhood_mask,
-    neighbourhood_weights,
-    state_weights,
-)
-from .stepspec import (
-    Index3x3,
-    IntervalUpdate,
-    MaskCount,
-    StateSpace,
-    StepSpec,
-    TableUpdate,
-    WeightedCount,
-)
+from .neighbourhoods import CENTRE_BIT, TABLE_WEIGHTS
+from .stepspec import Index3x3, StateSpace, StepSpec, TableUpdate
 
-__all__ = ["CENTRE_BIT", "TABLE_WEIGHTS", "LargerThanLifeRule", "Rule", "TableRule"]
+__all__ = ["CENTRE_BIT", "TABLE_WEIGHTS", "Rule", "TableRule"]
 
 
 class Rule:
@@ -116,7 +101,8 @@ class TableRule(Rule):
     ``"bs"`` (outer-totalistic B/S, with ``neighbourhood`` "M", "V" or "H"), ``"hensel"``
     (isotropic non-totalistic letters), ``"map"``, ``"wolfram"``.
     ``birth`` and ``survival`` are the outer-totalistic count sets (counts over ``neighbourhood``)
-    when the rule is outer-totalistic, else ``None``; bit-packed engines use them.
+    when the rule is outer-totalistic, else ``None``; bit-packed engines use them. ``family``: the
+    display name the parser gives (:mod:`tensorca.families` says which family a rule belongs to).
     """
 
     table: bytes
@@ -128,16 +114,12 @@ class TableRule(Rule):
     text: str = field(default="", compare=False)  # Golly's canonical spelling, set by the parser
     wolfram: int | None = None  # the Wolfram number for kind "wolfram"
     generations: bool = False  # written in Generations notation (S/B/C), even with C = 2
+    #: The family's display name (``Rule.family``), set by the family's parser: five families share this value.
+    family: str = field(default="", compare=False)  # type: ignore[misc]
 
     def __post_init__(self) -> None:
         if len(self.table) != 512 or any(b > 1 for b in self.table):
             raise RuleError("a TableRule's table must be 512 bytes, each 0 or 1")
-
-    @property
-    def family(self) -> str:  # type: ignore[override]
-        if self.kind == "wolfram":
-            return "wolfram"
-        return "generations" if self.generations or self.n_states > 2 else "life-like"
 
     @property
     def is_generations(self) -> bool:
@@ -168,78 +150,4 @@ class TableRule(Rule):
             reach=1,
             state_space=StateSpace("discrete", self.n_states),
             births_from_nothing=self.has_b0,
-        )
-
-
-@dataclass(frozen=True, eq=True)
-class LargerThanLifeRule(Rule):
-    """A range-``radius`` outer-totalistic rule (Golly's Larger than Life / HROT).
-
-    The count of a cell is the number of state-1 cells under ``neighbourhood_mask()`` (which
-    includes the centre cell exactly when ``include_centre``, Golly's ``M1``). A state-1 cell
-    survives when its count lies in one of the inclusive ``survival`` intervals; a state-0 cell
-    is born when its count lies in a ``birth`` interval. ``n_states`` >= 3 gives Generations-style
-    decay exactly as in :class:`TableRule`.
-
-    ``neighbourhood`` is Golly's letter: ``"M"`` Moore (square), ``"N"`` von Neumann (diamond),
-    ``"C"`` circular, and the other shapes of ``rules.neighbourhoods.SUPPORTED``; or ``"@<hex>"`` (what
-    follows ``N`` in ``N@<hex>``) for a custom 0/1 mask.
-
-    Weighted neighbourhoods (``"W<hex>[,<hex>][H]"``, Golly's ``NW``, and ``"G"``, Gaussian)
-    count a weighted sum instead: ``sum(neighbourhood_weights() * (state == 1))`` over the
-    ``(2r+1)^2`` window, or, when ``state_weights()`` is not ``None``,
-    ``sum(neighbourhood_weights() * state_weights()[state])`` (cells off a bounded plane are in
-    state 0). For every other neighbourhood the weights are the 0/1 mask, so one definition
-    covers all; ``neighbourhood_mask()`` is always the 0/1 support of the weights.
-    """
-
-    family: ClassVar[str] = "larger-than-life"
-
-    radius: int
-    n_states: int
-    include_centre: bool
-    survival: tuple[tuple[int, int], ...]
-    birth: tuple[tuple[int, int], ...]
-    neighbourhood: str = "M"
-    text: str = field(default="", compare=False)
-
-    def neighbourhood_mask(self) -> np.ndarray:
-        """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of the cells counted, centre included iff ``include_centre``."""
-        return neighbourhood_mask(self.neighbourhood, self.radius, self.include_centre)
-
-    def neighbourhood_weights(self) -> np.ndarray:
-        """``(2r+1, 2r+1)`` int64 weight of each cell (the 0/1 mask unless the neighbourhood is weighted)."""
-        return neighbourhood_weights(self.neighbourhood, self.radius, self.include_centre)
-
-    def state_weights(self) -> tuple[int, ...] | None:
-        """Golly's ``NW...,<hex>`` weight of each state (``n_states`` values 0..15), else ``None``."""
-        return state_weights(self.neighbourhood)
-
-    @property
-    def is_weighted(self) -> bool:
-        """True for Golly's weighted (``NW``) and Gaussian (``NG``) neighbourhoods."""
-        return self.neighbourhood.startswith("W") or self.neighbourhood == "G"
-
-    def empty_count(self) -> int:
-        """The count of a cell whose whole window is dead (non-zero only with a state-0 weight)."""
-        sw = self.state_weights()
-        return 0 if not sw else int(self.neighbourhood_weights().sum()) * sw[0]
-
-    def canonical(self) -> str:
-        return self.text
-
-    def _compile(self) -> StepSpec:
-        perceive: MaskCount | WeightedCount
-        if self.is_weighted:
-            perceive = WeightedCount(self.radius, self.neighbourhood_weights(), self.state_weights(),
-                                     self.empty_count())
-        else:
-            perceive = MaskCount(self.radius, self.neighbourhood_mask())
-        empty = self.empty_count()
-        return StepSpec(
-            perceive=perceive,
-            update=IntervalUpdate(self.birth, self.survival),
-            reach=self.radius,
-            state_space=StateSpace("discrete", self.n_states),
-            births_from_nothing=any(lo <= empty <= hi for lo, hi in self.birth),
         )

@@ -138,7 +138,7 @@ class StepSpec:
     ``reach``: how far (cells) a state can influence the next generation (1 for 3x3 rules, the
     range for Larger than Life). ``births_from_nothing``: a dead cell with nothing alive around
     it is born (B0): the unbounded plane would fill at once. ``state_space``: the cell values.
-    ``stochastic``: the update draws random numbers (:mod:`tensorca.rules.stochastic`): engines that
+    ``stochastic``: the update draws random numbers (:mod:`tensorca.families.stochastic.rule`): engines that
     run it take a :class:`~tensorca.randomness.Clock` (seed, generation, grid, origin) with the cells.
     """
 

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .._version import __version__
 from ..cluster import connect, describe
 from ..cpu_load import numba_threads
 from ..errors import RuleError, UsageError
@@ -116,7 +117,6 @@ class SoupCensus:
 
     def haul(self, version: str | None = None) -> Any:
         """The census as a Catagolue haul (:class:`tensorca.io.haul.Haul`; ``.text()`` writes it)."""
-        from .. import __version__
         from ..io.haul import Haul, catagolue_rule
 
         return Haul(root=self.seed, rule=catagolue_rule(self.rule), symmetry=self.symmetry, num_soups=self.soups,

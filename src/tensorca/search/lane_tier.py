@@ -41,6 +41,7 @@ from ..rules.base import Rule
 from ..topology import Topology
 from .band_kernels import scan_planes
 from .lane_kernels import extract_plane, insert_plane, scan_groups, update_plane
+from .stability import FORCED_CHECK, periodic_tail
 
 #: Generations per call of the lane kernels.
 CHUNK = 10
@@ -251,8 +252,6 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
     """One chunk of ``tier`` for ``search`` (a :class:`.soups._Search`): advance, clear guard bands,
     census what is stable, finished or empty; returns the soups that outgrew their planes as
     ``(soup, cropped cells)``."""
-    from .soups import FORCED_CHECK, _periodic_tail
-
     pops, band, same = search.advance_lanes(tier)
     busy = tier.busy
     check = busy & ((tier.gen % FORCED_CHECK) == 0)
@@ -284,7 +283,7 @@ def run_lane_tier(search: Any, tier: LaneTier) -> list[tuple[Any, np.ndarray]]:
             continue
         stable = bool(same[slot]) and not band[slot]
         forced = (not stable and check[slot]
-                  and _periodic_tail(tier.populations(slot), soup.gen - soup.last_event, CHUNK))
+                  and periodic_tail(tier.populations(slot), soup.gen - soup.last_event, CHUNK))
         if stable or forced:  # the plane leaves the lanes only now
             if search.finish(soup, tier.plane(slot) if plane is None else plane, stable_only=True):
                 tier.release(slot)

@@ -61,6 +61,7 @@ from .hashsoup import check_seed, hashsoups
 from .lane_tier import CHUNK as LANE_CHUNK
 from .lane_tier import LaneTier, lane_module_for, run_lane_tier
 from .results import PHASES, SAMPLES, SearchInterrupted, SoupSearchResult
+from .stability import FORCED_CHECK, periodic_tail
 from .tiled_tier import TiledPlanes, tiled_planes_fit
 
 SOUP_SIZE = 16
@@ -68,8 +69,6 @@ SOUP_SIZE = 16
 CHUNK = 20
 #: Population is compared at this lag (and twice it) to spot candidates for stability.
 LAG = 60
-#: Every this many generations a soup's ash is tested for stability even without the population cue.
-FORCED_CHECK = 400
 #: Population samples (one per chunk) kept per soup.
 HISTORY = 80
 #: Longest period of a spaceship recognised in the guard band (gliders and *WSS have period 4).
@@ -118,19 +117,6 @@ def pick_engine(rule: Rule, backend: str = "auto", device: str | None = None, *,
     choice = costmodel.choose(rule, plane, planes, (FIRST_PLANE, FIRST_PLANE), generations, device=device,
                               calls=math.ceil(generations / CHUNK))
     return get_engine(choice.engine), device or choice.device
-
-
-def _periodic_tail(history, quiet: int, chunk: int = CHUNK) -> bool:
-    """True when the last population samples (one per ``chunk`` generations) repeat with some
-    period q (three times over, within the ``quiet`` generations since the last removal)."""
-    samples = list(history)
-    for q in range(1, len(samples) // 3 + 1):
-        if 3 * q * chunk > quiet:
-            break
-        tail = samples[-3 * q :]
-        if tail[:q] == tail[q : 2 * q] == tail[2 * q :]:
-            return True
-    return False
 
 
 class _Soup:
@@ -386,7 +372,7 @@ class _Search:
         forced = (
             not candidate
             and soup.gen % FORCED_CHECK == 0
-            and _periodic_tail(history, soup.gen - soup.last_event)
+            and periodic_tail(history, soup.gen - soup.last_event, CHUNK)
         )
         if not (candidate or forced) or soup.gen < soup.next_check:
             return False

@@ -30,8 +30,9 @@ from __future__ import annotations
 from .. import checkpoint as checkpoint_io
 from ..memory import plan_chunk
 from ..observers import Population, advance_observed
-from .api import Decision, decide, explain, resume, run, with_context
+from .api import Decision, decide, explain, resume, run
 from .checks import check_states
+from .context import with_context
 from .plan import Checkpointer, Interrupted, RunPlan, boundaries
 from .progress import ProgressCallback
 from .select import DEFAULT_BACKEND, choose_engine, select_engine

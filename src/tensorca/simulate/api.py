@@ -9,10 +9,8 @@ added to its message (the same exception type, chained to the original).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from .. import costmodel
 from ..arrays import as_cells, device_kind, is_tensor, like_input
 from ..engines.base import Engine
 from ..engines.registry import unbounded_native
-from ..errors import GridError, TensorcaError, TopologyError, UsageError
+from ..errors import GridError, TopologyError, UsageError
 from ..memory import require_memory
 from ..observers import Population, Samples
 from ..pattern import Pattern
@@ -33,6 +31,7 @@ from ..rules.spec import resolve
 from ..topology import Topology
 from ..unbounded import tree_saver
 from . import checks, lazy
+from .context import engine_context
 from .plan import Checkpointer, RunPlan, count_segments, data_device, progress_step
 from .progress import ProgressCallback, check_progress, progress_reporter
 from .select import DEFAULT_BACKEND, check_run_device, engine_for, select_engine
@@ -135,7 +134,9 @@ def resume(path: str | os.PathLike, generations: int, **options: Any) -> Any:
         if fixed in options:
             raise UsageError(f"resume() takes {fixed} from the checkpoint; do not pass {fixed}=")
     if lazy.wanted(None, path):  # a zarr store: a lazy dask array back (see tensorca.simulate.lazy)
-        return lazy.resume_store(path, generations, **options)
+        saved = lazy.open_saved_store(path)
+        return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
+                   **_saved_seed(saved.manifest.get("seed"), options))
     saved = checkpoint_io.load(path)
     options = _saved_seed(saved.seed, options)
     if isinstance(saved.state, Pattern):
@@ -245,35 +246,6 @@ def _explained_job(state: Any, rule: str | Rule | None, generations: int, topolo
 
 
 # -- errors with context ------------------------------------------------------------------------
-
-
-def with_context(exc: TensorcaError, context: str) -> TensorcaError:
-    """A copy of ``exc`` (same type and attributes) whose message ends with ``context``."""
-    text = f"{exc} ({context})"
-    # BaseException's own reduction, as copy.copy did until a library registers exception reducers
-    # (dask's tblib), whose copies fail for exceptions with two built-in bases (MemoryBudgetError).
-    cls, args, *state = BaseException.__reduce__(exc)
-    new = cls(*args)
-    if state and state[0]:
-        new.__dict__.update(state[0])
-    new.args = (text,)
-    if isinstance(new, ImportError):
-        new.msg = text  # ImportError.__str__ reads msg, not args
-    new.run_context = context  # type: ignore[attr-defined]
-    return new
-
-
-@contextlib.contextmanager
-def engine_context(rule: Rule, topology: Topology, shape: tuple[int, ...], engine: str) -> Iterator[None]:
-    """Re-raise a :class:`TensorcaError` from the block with the run's rule, topology, shape and engine."""
-    try:
-        yield
-    except TensorcaError as exc:
-        if getattr(exc, "run_context", None) is not None:
-            raise
-        where = "the unbounded plane" if not topology.bounded else f"topology {topology}"
-        context = f"running rule {rule.canonical()} on {where}, cells of shape {shape}, engine {engine}"
-        raise with_context(exc, context) from exc
 
 
 def _engine_label(backend: str | Engine) -> str:

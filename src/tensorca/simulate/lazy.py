@@ -24,11 +24,12 @@ from typing import Any
 import numpy as np
 
 from ..engines.base import Engine, advance_engine
-from ..errors import GridError, TopologyError, UsageError
+from ..errors import CheckpointError, GridError, TopologyError, UsageError
 from ..randomness import Clock
 from ..rules.base import Rule
 from ..rules.spec import resolve
 from ..topology import Topology
+from .context import engine_context
 from .plan import Interrupted, boundaries
 from .progress import progress_reporter
 
@@ -66,8 +67,6 @@ def run_lazy(state: Any, rule: str | Rule | None, generations: int, *, backend: 
     """:func:`tensorca.run` for a dask array, or for any grid checkpointed to a zarr store (``seed``: a
     stochastic rule's, its draws at absolute generations from ``start``)."""
     engine = dask_engine(backend)  # MissingDependencyError (with the pip command) before dask is imported
-    from .api import engine_context
-
     if observe is not None:
         raise UsageError("observers read every generation in memory; a dask array or zarr store run takes none")
     if device not in (None, "cpu"):
@@ -145,20 +144,15 @@ def run_segments(engine: Engine, grid: Any, rule: Rule, topology: Topology, gene
     return grid
 
 
-def resume_store(path: str | os.PathLike, generations: int, **options: Any) -> Any:
-    """:func:`tensorca.resume` for a zarr store: the lazy grid ``generations`` further on.
-
-    With ``checkpoint=`` (the same store, or another) the segments are written there as they run;
-    without, nothing is computed and the result is a lazy dask array.
-    """
+def open_saved_store(path: str | os.PathLike) -> Any:
+    """The zarr store :func:`tensorca.resume` continues (its lazy ``state``, ``rule``, ``topology``,
+    ``generation`` and ``manifest``); :func:`tensorca.resume` runs it on as :func:`tensorca.run` does a
+    dask array: with ``checkpoint=`` (the same store, or another) the segments are written there as they
+    run; without, nothing is computed and the result is a lazy dask array."""
     from ..outofcore.store import open_store
-    from .api import _saved_seed, run
 
     saved = open_store(path)
     seed = saved.manifest.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        from ..errors import CheckpointError
-
         raise CheckpointError(f"{path}: manifest 'seed' must be an integer, got {seed!r}")
-    return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
-               **_saved_seed(seed, options))
+    return saved

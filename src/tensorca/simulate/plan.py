@@ -19,6 +19,7 @@ import numpy as np
 from .. import checkpoint as checkpoint_io
 from ..arrays import is_tensor, to_engine, to_host
 from ..engines.base import Engine
+from ..errors import Interrupted
 from ..hashlife import checkpoint as macrocell_checkpoint
 from ..memory import free_cached_memory, halve_chunk, is_out_of_memory, plan_chunk
 from ..observers import Samples, advance_observed, population_counts
@@ -27,15 +28,6 @@ from ..rules.base import Rule
 from ..topology import Topology
 from ..unbounded import advance_tree, advance_unbounded
 from .progress import ProgressCallback
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a checkpointed run: ``path`` holds the state after ``generation``."""
-
-    def __init__(self, path: Path, generation: int):
-        super().__init__(f"interrupted; state at generation {generation} saved to {path}")
-        self.path = path
-        self.generation = generation
 
 
 @dataclasses.dataclass(frozen=True)

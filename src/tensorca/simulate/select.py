@@ -19,7 +19,7 @@ from ..errors import EngineError, TensorcaError
 from ..rules.base import Rule
 from ..rules.spec import parse_rule
 from ..topology import Topology
-from ..warmup import WarmJob
+from ..warm_jobs import WarmJob
 
 #: ``run``'s default backend: the engine the cost model predicts fastest.
 DEFAULT_BACKEND = "auto"

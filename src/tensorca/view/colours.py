@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..render.colormaps import ANCHORS
+from ..render.colormaps import colormap as table
+from ..render.colormaps import palette as render_palette
 
 #: Colour of the lines between cells when a picture is zoomed in.
 GRID = (48, 48, 64)
@@ -20,16 +23,12 @@ GRID = (48, 48, 64)
 
 def colormap_names() -> tuple[str, ...]:
     """The names :func:`colormap` knows."""
-    from ..render.colormaps import ANCHORS  # render imports the simulator: load on use
-
     return tuple(ANCHORS)
 
 
 @cache
 def colormap(name: str = "viridis") -> np.ndarray:
     """``(256, 3)`` uint8 colours (read-only) for values ``0/255 .. 255/255`` of the colormap ``name``."""
-    from ..render.colormaps import colormap as table
-
     return table(name, 256)
 
 
@@ -44,6 +43,4 @@ def state_colours(n_states: int, palette: np.ndarray | None = None, rule: Any = 
         if colours.min() < 0 or colours.max() > 255:
             raise UsageError("palette colours must lie in 0..255")
         return colours[:n_states].astype(np.uint8)
-    from ..render.frames import palette as render_palette  # render imports the simulator: load on use
-
     return render_palette(max(2, n_states), rule)

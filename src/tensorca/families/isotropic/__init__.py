@@ -1,12 +1,12 @@
-"""Isotropic non-totalistic rules in Hensel's letters (``B2-a/S12``, :mod:`tensorca.rules.hensel`)."""
+"""Isotropic non-totalistic rules in Hensel's letters (``B2-a/S12``, :mod:`tensorca.families.life_like.hensel`)."""
 
-from ..native import table_class, table_rule_of
+from ..native import named, table_class
 from ..registry import Family
 
 FAMILY = Family(
     name="isotropic",
     title="isotropic non-totalistic rules (Hensel's letters)",
-    claims=table_rule_of("hensel"),
+    claims=named("isotropic"),
     samples=("B2-a/S12", "B3/S2-i34q", "B2ce3ai/S23-k", "B2i34c/S1e2-a5"),
     cost=table_class,
     # The "table" class (any two-state 3x3 table but Moore B/S): time per generation and per cell over

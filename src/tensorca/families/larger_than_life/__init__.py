@@ -1,9 +1,10 @@
 """Larger than Life and HROT: counts over a range-r neighbourhood (Moore, von Neumann, circular, custom and
-weighted; ``R5,C0,M1,S34..58,B34..45,NM``; :mod:`tensorca.rules.ltl`)."""
+weighted; ``R5,C0,M1,S34..58,B34..45,NM``; :mod:`tensorca.families.larger_than_life.notation`)."""
 
-from ...rules.base import LargerThanLifeRule, Rule
+from ...rules.base import Rule
 from ..native import count_class
 from ..registry import Family
+from .notation import LargerThanLifeRule, matches, parse_ltl
 
 
 def claims(rule: Rule) -> bool:
@@ -20,6 +21,7 @@ FAMILY = Family(
              "R2,C0,M1,S1..12,B1..12,N2", "R2,C4,S1-5,B2-3,N*", "R2,C0,S1-3,B2,N@891891",
              "R1,C0,S1,B2,NW0810080a850a081008", "R1,C4,S1,B2,NW123401323,012A",
              "R2,C0,S2-7,B3-5,NW11A1112221A2F2A1222111A11", "R2,C3,S2-9,B3-6,NG"),
+    notation=(matches, parse_ltl),
     cost=count_class,
     # Time per generation and per cell over B3/S23's for R5 Moore (the class's scale 1; count_class scales
     # other ranges). CUDA: the counted ratios on an H200 (102 B a cell against 47, 15 kernels against 12).

@@ -1,8 +1,8 @@
 """Lenia's kernels (``kernel_fft`` / ``growth``) for the NumPy reference and the torch engine.
 
 One generation: ``U = K * A`` (circular convolution by FFT), ``A <- clip(A + G(U) / T, 0, 1)``
-(definitions in :mod:`tensorca.rules.lenia`). On a plain torus the kernel is embedded in the grid
-itself (:func:`~tensorca.rules.lenia.kernel_on_grid`). Every other bounded topology pads the grid by
+(definitions in :mod:`tensorca.families.lenia.rule`). On a plain torus the kernel is embedded in the grid
+itself (:func:`~tensorca.families.lenia.rule.kernel_on_grid`). Every other bounded topology pads the grid by
 ``R`` as the topology says (zeros for a plane, a gather for Klein bottles, ...) and convolves the
 padded ``(H + 2R, W + 2R)`` grid circularly: each interior cell then reads only cells within ``R``,
 never a wrapped one, so the result is exact.
@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ...rules.lenia import STEP_EDGE, GrowthUpdate, KernelFFT, growth, kernel_on_grid
+from ...engines.numpy_grid import pad  # the reference's padding: one definition of every topology
 from ...rules.stepspec import StepSpec
 from ...topology import Topology
+from .rule import STEP_EDGE, GrowthUpdate, KernelFFT, growth, kernel_on_grid
 
 KINDS = ("kernel_fft", "growth")
 
@@ -47,7 +48,6 @@ def _kernel_rfft(perceive: KernelFFT, shape: tuple[int, int]) -> np.ndarray:
 
 def numpy_potential(cells: np.ndarray, perceive: KernelFFT, topology: Topology) -> np.ndarray:
     """``(B, H, W)`` float64 ``K * A`` of ``(B, H, W)`` cells on ``topology``."""
-    from ...engines.numpy_reference import pad  # the reference's padding: one definition of every topology
 
     grid = np.asarray(cells, dtype=np.float64)
     radius = perceive.R

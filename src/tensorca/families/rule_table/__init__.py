@@ -1,9 +1,11 @@
-"""Rule tables and trees: Golly's ``.rule`` files (``WireWorld``, ``Langtons-Ant``; :mod:`tensorca.rules.ruleloader`),
-any number of states over the Moore, von Neumann or hexagonal neighbourhood, run as a decision tree."""
+"""Rule tables and trees: Golly's ``.rule`` files (``WireWorld``, ``Langtons-Ant``;
+:mod:`tensorca.families.rule_table.loader`), any number of states over the Moore, von Neumann or hexagonal
+neighbourhood, run as a decision tree."""
 
 from ...rules.base import Rule
 from ...rules.stepspec import StepSpec
 from ..registry import Family
+from .loader import matches_name, parse_name
 
 KINDS = ("neighbour_states", "tree")
 _STEPS = "tensorca.families.rule_table.steps"
@@ -23,6 +25,7 @@ FAMILY = Family(
     title="Golly rule tables and trees (.rule files), any number of states",
     claims=claims,
     samples=("WireWorld", "Langtons-Ant"),
+    notation=(matches_name, parse_name),
     cost=cost,
     steps={"numpy": {KINDS: f"{_STEPS}:numpy_tree_step"}, "torch": {KINDS: f"{_STEPS}:torch_tree_build"}},
     # per cell, on 512^2 grids, one thread: ~80 ns on NumPy, ~5-19 on torch

@@ -3,12 +3,12 @@
 Registered for the NumPy reference and the torch engine by the families' declarations (``steps``);
 every other engine refuses these kinds by its precheck.
 
-- Tree (:mod:`tensorca.rules.tree`): the NumPy reference pads ``(B, H, W)`` uint8 states as the
+- Tree (:mod:`tensorca.families.rule_table.tree`): the NumPy reference pads ``(B, H, W)`` uint8 states as the
   topology says and walks the tree with one gather per offset, ``node = nodes[node, state]``.
   The torch engine does the same on any device, or, when ``n_states ** len(order)`` is at most
-  :data:`~tensorca.rules.tree.DENSE_MAX`, builds the base-``n_states`` index of the offsets'
+  :data:`~tensorca.families.rule_table.tree.DENSE_MAX`, builds the base-``n_states`` index of the offsets'
   states and looks it up once in the dense table the tree expands to (the same function).
-- Super (:mod:`tensorca.rules.super`): the 9-bit index of odd cells in R's table says ON or OFF;
+- Super (:mod:`tensorca.families.super_history.rule`): the 9-bit index of odd cells in R's table says ON or OFF;
   the set of neighbour states (``OR(1 << state)``, int32) and the old state choose the new
   state by Golly's decision list (:func:`super_next`, written once for NumPy and torch).
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...engines.numpy_reference import neighbourhood_index, pad
-from ...rules.super import SuperNeighbours, SuperUpdate
-from ...rules.tree import NeighbourStates
+from ..super_history.rule import SuperNeighbours, SuperUpdate
+from .tree import NeighbourStates
 
 TREE_KINDS = ("neighbour_states", "tree")
 SUPER_KINDS = ("super_neighbours", "super")

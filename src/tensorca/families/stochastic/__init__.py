@@ -1,10 +1,11 @@
 """Stochastic rules: noisy birth and survival (``B3/S23:pb=0.9,ps=0.99``), alpha-asynchronous updating
-(``:async=0.5``), Domany-Kinzel, forest fire and SIR (:mod:`tensorca.rules.stochastic`). Draws are keyed by
+(``:async=0.5``), Domany-Kinzel, forest fire and SIR (:mod:`tensorca.families.stochastic.rule`). Draws are keyed by
 seed, absolute generation and cell, so every engine gives the same cells."""
 
 from ...rules.base import Rule
 from ...rules.stepspec import StepSpec
 from ..registry import Family
+from .rule import matches, parse
 
 
 def claims(rule: Rule) -> bool:
@@ -24,6 +25,7 @@ FAMILY = Family(
     # drawn from the default clock (seed 0, generation 0): tests/test_stochastic.py tries others
     samples=("B3/S23:pb=0.9,ps=0.8", "B36/S23:async=0.5", "B2ce3ai/S23-k:pb=0.7,ps=0.6,async=0.8",
              "345/2/4:ps=0.7", "DK:p1=0.6,p2=0.8", "ForestFire:p=0.1,f=0.05", "SIR:beta=0.4,gamma=0.2"),
+    notation=(matches, parse),
     cost=cost,
     # Their draws dominate, 512^2 soups, one thread, 2026-12 (2-core EPYC, loaded): NumPy ~30 ns a cell
     # (noisy B3/S23, forest fire, SIR), torch CPU 30-41 ns; bitpack-cpu's noisy word pass at 4096^2

@@ -11,8 +11,8 @@ black, states 1..n-1 a gradient from red (255, 0, 0) to yellow (255, 255, 0).
 
 from __future__ import annotations
 
-from ._numbers import small_int
-from .rulefile import Section
+from ...rules._numbers import small_int
+from .sections import Section
 
 __all__ = ["HISTORY_COLOURS", "SUPER_COLOURS", "default_colors", "gradient", "parse_colors", "parse_names"]
 

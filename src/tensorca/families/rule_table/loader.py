@@ -25,16 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from ..errors import RuleError
-from .base import Rule
+from ...errors import RuleError
+from ...rules import notation
+from ...rules.base import Rule
+from ...rules.stepspec import StateSpace, StepSpec
+from ..super_history.rule import SuperRule
 from .rulefile import RuleFile, parse_rule_file
-from .stepspec import StateSpace, StepSpec
 from .tree import NeighbourStates, TreeUpdate
 
 __all__ = ["RuleTableRule", "find_rule_file", "rule_definition", "rule_dirs", "rule_from_text", "rule_search_path"]
 
 ENV_VAR = "TENSORCA_RULES"
-BUNDLED = Path(__file__).resolve().parent.parent / "data" / "rules"
+BUNDLED = Path(__file__).resolve().parents[2] / "data" / "rules"  # tensorca/data/rules (package data)
 #: Golly rule names: a letter, then letters, digits and ``_ - . +``.
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*")
 #: Rule files larger than this are refused (Golly's biggest shipped file is under 2 MB).
@@ -62,7 +64,7 @@ class RuleTableRule(Rule):
     """A rule from a Golly rule file: ``name`` (its canonical spelling) and the file's ``text``.
 
     Compiles to ``neighbour_states`` / ``tree``: the states at the tree's offsets, read one per
-    level of the decision tree (:mod:`tensorca.rules.tree`). ``source`` is where the text came
+    level of the decision tree (:mod:`tensorca.families.rule_table.tree`). ``source`` is where the text came
     from (a path, or None).
     """
 
@@ -130,9 +132,7 @@ _NAMED_SEEN = [False]  # a rule file has been parsed by name since the parse cac
 def _clear_parse_cache() -> None:
     # parse_rule caches by text, but which file a name means depends on the search path
     if _NAMED_SEEN[0]:
-        from . import spec
-
-        spec._parse_cached.cache_clear()
+        notation.clear_cache()
         _NAMED_SEEN[0] = False
 
 
@@ -155,7 +155,7 @@ def rule_dirs(*folders: str | os.PathLike | None) -> Iterator[None]:
 def rule_from_text(text: str, name: str | None = None, source: str | None = None) -> RuleTableRule:
     """A rule from the text of a ``.rule`` file (named by ``name``, else by its ``@RULE`` line).
 
-    Raises :class:`~tensorca.rules.rulefile.RuleFileError` (file, line, column) when malformed.
+    Raises :class:`~tensorca.families.rule_table.rulefile.RuleFileError` (file, line, column) when malformed.
     """
     parsed = parse_rule_file(text, source, name)
     rule = RuleTableRule(parsed.name, text, source)
@@ -172,8 +172,7 @@ def rule_colours(rule: Rule) -> list[tuple[int, int, int]] | None:
     """Golly's colours for ``rule``, state by state, or None when Golly has no rule-specific ones:
     a rule file's ``@COLORS`` over RuleLoader's defaults (0 black, 1..n-1 red to yellow), and the
     Super algorithm's defaults for ``[R]History`` / ``[R]Super``."""
-    from .rulecolors import HISTORY_COLOURS, SUPER_COLOURS, default_colors
-    from .super import SuperRule
+    from .rulecolors import HISTORY_COLOURS, SUPER_COLOURS, default_colors  # with the first picture, not parse_rule
 
     if isinstance(rule, SuperRule):
         return list(HISTORY_COLOURS if rule.n_states == 7 else SUPER_COLOURS)
@@ -188,8 +187,6 @@ def rule_colours(rule: Rule) -> list[tuple[int, int, int]] | None:
 
 def describe(rule: Rule) -> dict[str, str]:
     """Rows that describe a rule-file or Super rule for people: neighbourhood, how it is given, its file."""
-    from .super import SuperRule
-
     if isinstance(rule, SuperRule):
         nbhd = {"M": "Moore", "V": "vonNeumann", "H": "hexagonal"}.get(rule.neighbourhood, rule.neighbourhood)
         return {"neighbourhood": nbhd, "defined by": f"Golly's Super algorithm ({rule.mode}) over {rule.base}"}
@@ -232,11 +229,9 @@ _GUARD: contextvars.ContextVar[bool] = contextvars.ContextVar("tensorca_rule_nam
 
 def _builtin_error(body: str) -> RuleError | None:
     """None when a built-in notation parses ``body`` (tried with rule-file names off), else its error."""
-    from .spec import _parse_text
-
     token = _GUARD.set(True)
     try:
-        _parse_text(body, 0, len(body))
+        notation.parse_text(body, 0, len(body))
         return None
     except RuleError as exc:
         return exc
@@ -258,13 +253,11 @@ def parse_name(text: str, start: int, end: int) -> Rule:
     notation (``B3S23x``, ``W31``) gets that parser's reason and position, then where no such file
     was found; a bare name (``WireWorlds``) gets :func:`unknown_name_error`, with suggestions.
     """
-    from .spec import looks_like_notation
-
     _NAMED_SEEN[0] = True
     name = text[start:end]
     if find_rule_file(name) is not None:
         return load_named(name)
-    builtin = _builtin_error(name) if looks_like_notation(name) else None
+    builtin = _builtin_error(name) if notation.looks_like_notation(name) else None
     if builtin is None:
         raise unknown_name_error(name, text, start)
     where = ", ".join(str(p) for p in rule_search_path())
@@ -329,13 +322,3 @@ def _copy_hint(names: list[str]) -> str:
     files = " and ".join(f"{n}.rule" for n in names)
     return f"copy {files} from Golly's Rules folder into a folder on {ENV_VAR} or rules_dir="
 
-
-def _register() -> None:
-    from .spec import register_notation
-    from .super import matches_super, parse_super
-
-    register_notation(matches_super, parse_super)  # Golly tries Super before RuleLoader
-    register_notation(matches_name, parse_name)
-
-
-_register()

@@ -18,7 +18,7 @@ Semantics follow Golly's RuleTable algorithm (``ruletable_algo.cpp`` and Help/fo
   variables and symmetries make more than :data:`MAX_TRANSITIONS` images is refused at the line
   that passes it (Golly's own tables make at most a few thousand).
 
-The transitions compile to a decision tree (:func:`tensorca.rules.tree.compile_transitions`).
+The transitions compile to a decision tree (:func:`tensorca.families.rule_table.tree.compile_transitions`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ import itertools
 import math
 import re
 
-from ._numbers import small_int
-from .rulefile import RuleFileError, Section
+from ...rules._numbers import small_int
+from .sections import RuleFileError, Section
+from .tree import TableTooLarge, compile_transitions
 
 __all__ = ["INPUTS", "MAX_TRANSITIONS", "NEIGHBOURHOODS", "SYMMETRIES", "parse_table", "symmetry_images"]
 
@@ -235,7 +236,6 @@ class _TableReader:
 
 def parse_table(section: Section, source: str | None):
     """``(n_states, neighbourhood, symmetries, tree)`` of a ``@TABLE`` section (see the module docstring)."""
-    from .tree import TableTooLarge, compile_transitions
 
     reader = _TableReader(source)
     for number, raw in section.lines[1:]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._errors import fail
-from ._numbers import DIGITS
-from .base import TableRule
+from ...rules._errors import fail
+from ...rules._numbers import DIGITS
+from ...rules.base import TableRule
+from ...rules.neighbourhoods import CENTRE_BIT, NEIGHBOURHOOD_MASKS, NEIGHBOURHOOD_SIZES
 from .hensel import ALL_LETTERS, LETTERS, canonical_letters, letter_class
-from .neighbourhoods import CENTRE_BIT, NEIGHBOURHOOD_MASKS, NEIGHBOURHOOD_SIZES
 
 # Part of a rule: neighbour count -> letters kept at that count (all of LETTERS[count] = totalistic).
 Part = dict[int, frozenset[str]]
@@ -206,5 +206,11 @@ def parse_lifelike(src: str, start: int, end: int) -> TableRule:
     if body.is_totalistic:
         return TableRule(
             table=table, kind="bs", neighbourhood=body.neighbourhood,
-            birth=body.counts(body.birth), survival=body.counts(body.survival), text=text)
-    return TableRule(table=table, kind="hensel", neighbourhood="M", text=text)
+            birth=body.counts(body.birth), survival=body.counts(body.survival), text=text, family="life-like")
+    return TableRule(table=table, kind="hensel", neighbourhood="M", text=text, family="isotropic")
+
+
+def matches(body: str) -> bool:
+    """Everything the other notations left: B/S (and Hensel letters) is the last notation tried, so that a
+    malformed rule is reported by the B/S parser."""
+    return True

@@ -4,7 +4,7 @@ A file is split into sections at lines starting with ``@``; ``@ICONS`` and unkno
 skipped as Golly skips them, and a file needs ``@RULE`` plus one of ``@TABLE``/``@TREE`` (Golly's
 RuleLoader help page). :func:`parse_rule_file` returns a :class:`RuleFile`: the rule's name, its
 number of states, its neighbourhood, and its transition function as a decision tree
-(:class:`~tensorca.rules.tree.Tree`), plus the ``@COLORS`` and ``@NAMES`` it declares.
+(:class:`~tensorca.families.rule_table.tree.Tree`), plus the ``@COLORS`` and ``@NAMES`` it declares.
 
 Every malformed line raises :class:`RuleFileError` (a :class:`~tensorca.errors.RuleError`) whose
 message starts ``file:line:column:``.
@@ -12,34 +12,11 @@ message starts ``file:line:column:``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from ..errors import RuleError
+from .sections import RuleFileError, Section, split_sections
 
 __all__ = ["RuleFile", "RuleFileError", "Section", "parse_rule_file"]
-
-
-class RuleFileError(RuleError):
-    """A malformed rule file; ``source``, ``line`` and ``column`` (1-based) locate the fault."""
-
-    def __init__(self, message: str, source: str | None, line: int | None, column: int | None = None):
-        where = source or "<rule file>"
-        if line is not None:
-            where += f":{line}" + (f":{column}" if column is not None else "")
-        super().__init__(f"{where}: {message}")
-        self.reason = f"{where}: {message}"
-        self.source, self.line, self.column = source, line, column
-
-
-@dataclass(frozen=True)
-class Section:
-    """One ``@NAME`` section: its name, the 1-based line of its header and its body lines
-    as ``(line number, text)`` pairs (text without the line break)."""
-
-    name: str
-    line: int
-    lines: tuple[tuple[int, str], ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,32 +38,13 @@ class RuleFile:
     source: str | None = None
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def split_sections(text: str, source: str | None) -> list[Section]:
-    """The ``@`` sections of ``text`` in file order (lines before the first ``@`` are ignored)."""
-    sections: list[Section] = []
-    name, start, body = None, 0, []
-    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
-        if line.startswith("@"):
-            if name is not None:
-                sections.append(Section(name, start, tuple(body)))
-            words = line[1:].split()
-            name, start, body = (words[0] if words else ""), number, [(number, line)]
-        elif name is not None:
-            body.append((number, line))
-    if name is not None:
-        sections.append(Section(name, start, tuple(body)))
-    return sections
-
-
 def parse_rule_file(text: str, source: str | None = None, expected_name: str | None = None) -> RuleFile:
     """Parse the text of a ``.rule`` file (see the module docstring).
 
     ``expected_name``: the name the file was looked up by (Golly runs the rule under that name,
     whatever ``@RULE`` says); without it the ``@RULE`` name is used.
     """
+    # the section parsers (and NumPy's tree building) load with the first rule file, not with parse_rule
     from .rulecolors import parse_colors, parse_names
     from .ruletable import parse_table
     from .tree import parse_tree

@@ -30,10 +30,9 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from ._errors import fail
-from .base import Rule
-from .notations import matches_lenia as matches_lenia  # re-exported: it used to live here
-from .stepspec import StateSpace, StepSpec
+from ...rules._errors import fail
+from ...rules.base import Rule
+from ...rules.stepspec import StateSpace, StepSpec
 
 __all__ = ["GrowthUpdate", "KernelFFT", "LeniaRule", "growth", "kernel_on_grid", "kernel_window", "parse_lenia"]
 

@@ -10,8 +10,9 @@ padding removed and the unused low bits of the last character cleared.
 
 from __future__ import annotations
 
-from ._errors import fail
-from .neighbourhoods import CENTRE_BIT, HEXAGONAL_MASK, MOORE_MASK, VON_NEUMANN_MASK
+from ...rules._errors import fail
+from ...rules.base import TableRule
+from ...rules.neighbourhoods import CENTRE_BIT, HEXAGONAL_MASK, MOORE_MASK, VON_NEUMANN_MASK
 
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 #: characters -> (neighbourhood letter, cells including the centre, as a table-index mask)
@@ -63,3 +64,22 @@ def parse_map(src: str, start: int, end: int) -> tuple[bytes, str, str]:
     padded = bits + [0] * (-len(bits) % 6)
     chars = "".join(BASE64[int("".join(map(str, padded[i : i + 6])), 2)] for i in range(0, len(padded), 6))
     return table, nb, "MAP" + chars
+
+
+def is_map_generations(body: str) -> bool:
+    """Whether ``body`` (a stripped text starting ``MAP``) is a Generations MAP rule, ``MAP<base64>/<states>``:
+    '/' is a base64 character, so the states are told by length: a body of a valid MAP length is a plain
+    MAP; otherwise the last '/' starts the states."""
+    data = len(body) - 3 - (2 if body.endswith("==") else 0)
+    return data not in MAP_LENGTHS and body.rfind("/") > 3
+
+
+def matches(body: str) -> bool:
+    """Plain (two-state) MAP rules."""
+    return body[:3].upper() == "MAP" and not is_map_generations(body)
+
+
+def parse(src: str, start: int, end: int) -> TableRule:
+    """A two-state MAP rule from ``src[start:end]``."""
+    table, nb, canon = parse_map(src, start, end)
+    return TableRule(table=table, kind="map", neighbourhood=nb, text=canon, family="map")

@@ -21,9 +21,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import RuleError
-from ._numbers import small_int
-from .rulefile import RuleFileError, Section
+from ...errors import RuleError
+from ...rules._numbers import small_int
+from .sections import RuleFileError, Section
 
 __all__ = ["COMPILE_MAX_BYTES", "NeighbourStates", "TableTooLarge", "Tree", "TreeUpdate", "compile_transitions",
            "parse_tree"]

@@ -7,9 +7,9 @@ even ``n`` from 0 to 254 (an odd ``n`` would give birth on an empty row, like B0
 
 from __future__ import annotations
 
-from ._errors import fail
-from ._numbers import DIGITS, whole_number
-from .base import CENTRE_BIT, TableRule
+from ...rules._errors import fail
+from ...rules._numbers import DIGITS, whole_number
+from ...rules.base import CENTRE_BIT, TableRule
 
 
 def wolfram_table(n: int) -> bytes:
@@ -30,4 +30,9 @@ def parse_wolfram(src: str, start: int, end: int) -> TableRule:
         raise fail(
             f"Wolfram rule must be an even number from 0 to 254 as in Golly, got {n}; "
             "for odd or any elementary rule use tensorca.elementary", src, start + 1)
-    return TableRule(table=wolfram_table(n), kind="wolfram", wolfram=n, text=f"W{n}")
+    return TableRule(table=wolfram_table(n), kind="wolfram", wolfram=n, text=f"W{n}", family="wolfram")
+
+
+def matches(body: str) -> bool:
+    """``W`` then anything (a name such as ``WireWorld`` was taken by the rule-file notation before)."""
+    return body[0] in "wW"

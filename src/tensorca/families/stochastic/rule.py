@@ -52,10 +52,11 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from ..randomness import P_BITS, quantize, uniform_threshold
-from ._errors import fail
-from .base import Rule
-from .stepspec import Index3x3, StateSpace, StepSpec
+from ...randomness import P_BITS, quantize, uniform_threshold
+from ...rules._errors import fail
+from ...rules.base import Rule
+from ...rules.notation import parse_range
+from ...rules.stepspec import Index3x3, StateSpace, StepSpec
 
 #: Names of the stochastic families with their own notation, lower case -> canonical spelling.
 FAMILY_NAMES = {"dk": "DK", "forestfire": "ForestFire", "sir": "SIR"}
@@ -328,7 +329,6 @@ def parse(text: str, start: int, end: int) -> Rule:
         if colon < 0:
             raise fail(f"{name} needs its parameters: {_EXAMPLES[name]}", text, h1)
         return _parse_family(name, _params(text, colon + 1, end), text, end)
-    from .spec import parse_range
 
     base = parse_range(text, h0, h1)
     return noisy(base, _params(text, colon + 1, end), text, end)

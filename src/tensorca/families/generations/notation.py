@@ -10,12 +10,14 @@ this parser accepts them and writes Golly's spelling back.
 
 from __future__ import annotations
 
-from ._errors import fail
-from ._numbers import DIGITS, whole_number
-from .base import TableRule
-from .lifelike import compile_table, parse_bs_body, part_text
-from .maprule import parse_map
+from ...rules._errors import fail
+from ...rules._numbers import DIGITS, whole_number
+from ...rules.base import TableRule
+from ..life_like.notation import compile_table, parse_bs_body, part_text
+from ..map_rules.notation import is_map_generations, parse_map
 
+#: What ``rule.family`` says of every rule parsed here.
+FAMILY_NAME = "generations"
 MAX_STATES = 256
 
 
@@ -58,7 +60,7 @@ def parse_generations(src: str, start: int, end: int, slashes: list[int]) -> Tab
         if table[0]:
             raise fail("Generations rules cannot have B0", src, start)
         return TableRule(table=table, n_states=n_states, kind="map", neighbourhood=nb,
-                         text=f"{map_text}/{n_states}", generations=True)
+                         text=f"{map_text}/{n_states}", generations=True, family=FAMILY_NAME)
     n_states, nb = _states(src, s2 + 1, end)
     body = parse_bs_body(src, start, s2, neighbourhood=nb or "M")
     table = compile_table(body)
@@ -68,5 +70,23 @@ def parse_generations(src: str, start: int, end: int, slashes: list[int]) -> Tab
     if body.is_totalistic:
         return TableRule(table=table, n_states=n_states, kind="bs", neighbourhood=body.neighbourhood,
                          birth=body.counts(body.birth), survival=body.counts(body.survival),
-                         text=text, generations=True)
-    return TableRule(table=table, n_states=n_states, kind="hensel", text=text, generations=True)
+                         text=text, generations=True, family=FAMILY_NAME)
+    return TableRule(table=table, n_states=n_states, kind="hensel", text=text, generations=True, family=FAMILY_NAME)
+
+
+def matches(body: str) -> bool:
+    """Generations MAP rules (``MAP<base64>/<states>``) and texts with two slashes (or more: an error here)."""
+    if body[:3].upper() == "MAP":
+        return is_map_generations(body)
+    return sum(1 for ch in body if ch in "/_") >= 2
+
+
+def parse(src: str, start: int, end: int) -> TableRule:
+    """A Generations rule from ``src[start:end]``; :class:`RuleError` at a third slash."""
+    if src[start:end][:3].upper() == "MAP":
+        last = src.rfind("/", start, end)
+        return parse_generations(src, start, end, [last, last])
+    slashes = [i for i in range(start, end) if src[i] in "/_"]
+    if len(slashes) > 2:
+        raise fail("too many slashes: B/S rules take one, Generations rules two", src, slashes[2])
+    return parse_generations(src, start, end, slashes)

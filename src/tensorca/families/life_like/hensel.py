@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..errors import UsageError
+from ...errors import UsageError
 
 #: Letters valid after each count, in Golly's internal order.
 LETTERS: dict[int, str] = {

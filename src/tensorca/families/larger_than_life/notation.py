@@ -37,20 +37,105 @@ count: such a cell is neither born nor survives.
 
 from __future__ import annotations
 
-from ._errors import fail
-from ._numbers import is_digits, whole_number
-from .base import LargerThanLifeRule
-from .neighbourhoods import (
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from ...rules._errors import fail
+from ...rules._numbers import is_digits, whole_number
+from ...rules.base import Rule
+from ...rules.neighbourhoods import (
     HEX_DIGITS,
     MAX_GAUSSIAN_RANGE,
     MAX_RANGE,
     SUPPORTED,
     UNSUPPORTED,
     custom_digits,
+    neighbourhood_mask,
     neighbourhood_size,
+    neighbourhood_weights,
     split_weighted,
+    state_weights,
     weighted_digits,
 )
+from ...rules.stepspec import IntervalUpdate, MaskCount, StateSpace, StepSpec, WeightedCount
+
+
+@dataclass(frozen=True, eq=True)
+class LargerThanLifeRule(Rule):
+    """A range-``radius`` outer-totalistic rule (Golly's Larger than Life / HROT).
+
+    The count of a cell is the number of state-1 cells under ``neighbourhood_mask()`` (which
+    includes the centre cell exactly when ``include_centre``, Golly's ``M1``). A state-1 cell
+    survives when its count lies in one of the inclusive ``survival`` intervals; a state-0 cell
+    is born when its count lies in a ``birth`` interval. ``n_states`` >= 3 gives Generations-style
+    decay exactly as in :class:`TableRule`.
+
+    ``neighbourhood`` is Golly's letter: ``"M"`` Moore (square), ``"N"`` von Neumann (diamond),
+    ``"C"`` circular, and the other shapes of ``rules.neighbourhoods.SUPPORTED``; or ``"@<hex>"`` (what
+    follows ``N`` in ``N@<hex>``) for a custom 0/1 mask.
+
+    Weighted neighbourhoods (``"W<hex>[,<hex>][H]"``, Golly's ``NW``, and ``"G"``, Gaussian)
+    count a weighted sum instead: ``sum(neighbourhood_weights() * (state == 1))`` over the
+    ``(2r+1)^2`` window, or, when ``state_weights()`` is not ``None``,
+    ``sum(neighbourhood_weights() * state_weights()[state])`` (cells off a bounded plane are in
+    state 0). For every other neighbourhood the weights are the 0/1 mask, so one definition
+    covers all; ``neighbourhood_mask()`` is always the 0/1 support of the weights.
+    """
+
+    family: ClassVar[str] = "larger-than-life"
+
+    radius: int
+    n_states: int
+    include_centre: bool
+    survival: tuple[tuple[int, int], ...]
+    birth: tuple[tuple[int, int], ...]
+    neighbourhood: str = "M"
+    text: str = field(default="", compare=False)
+
+    def neighbourhood_mask(self) -> np.ndarray:
+        """``(2r+1, 2r+1)`` ``uint8`` 0/1 mask of the cells counted, centre included iff ``include_centre``."""
+        return neighbourhood_mask(self.neighbourhood, self.radius, self.include_centre)
+
+    def neighbourhood_weights(self) -> np.ndarray:
+        """``(2r+1, 2r+1)`` int64 weight of each cell (the 0/1 mask unless the neighbourhood is weighted)."""
+        return neighbourhood_weights(self.neighbourhood, self.radius, self.include_centre)
+
+    def state_weights(self) -> tuple[int, ...] | None:
+        """Golly's ``NW...,<hex>`` weight of each state (``n_states`` values 0..15), else ``None``."""
+        return state_weights(self.neighbourhood)
+
+    @property
+    def is_weighted(self) -> bool:
+        """True for Golly's weighted (``NW``) and Gaussian (``NG``) neighbourhoods."""
+        return self.neighbourhood.startswith("W") or self.neighbourhood == "G"
+
+    def empty_count(self) -> int:
+        """The count of a cell whose whole window is dead (non-zero only with a state-0 weight)."""
+        sw = self.state_weights()
+        return 0 if not sw else int(self.neighbourhood_weights().sum()) * sw[0]
+
+    def canonical(self) -> str:
+        return self.text
+
+    def _compile(self) -> StepSpec:
+        perceive: MaskCount | WeightedCount
+        if self.is_weighted:
+            perceive = WeightedCount(self.radius, self.neighbourhood_weights(), self.state_weights(),
+                                     self.empty_count())
+        else:
+            perceive = MaskCount(self.radius, self.neighbourhood_mask())
+        empty = self.empty_count()
+        return StepSpec(
+            perceive=perceive,
+            update=IntervalUpdate(self.birth, self.survival),
+            reach=self.radius,
+            state_space=StateSpace("discrete", self.n_states),
+            births_from_nothing=any(lo <= empty <= hi for lo, hi in self.birth),
+        )
+
 
 MAX_STATES = 256
 
@@ -299,3 +384,11 @@ def _parse_hrot(src, r, rpos, c, cpos, rest, end) -> LargerThanLifeRule:
     text = f"R{r},C{cc},S{_runs_text(s_runs)},B{_runs_text(b_runs)}" + ("" if nb == "M" else f",N{nb}")
     return LargerThanLifeRule(radius=r, n_states=n_states, include_centre=False, survival=s_runs,
                               birth=b_runs, neighbourhood=nb, text=text)
+
+
+_LTL = re.compile(r"\s*(R[0-9]|[0-9]+\s*,)", re.IGNORECASE | re.ASCII)
+
+
+def matches(body: str) -> bool:
+    """``R<r>,...`` or Kellie Evans' five comma-separated numbers."""
+    return _LTL.match(body) is not None

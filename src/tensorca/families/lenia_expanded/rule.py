@@ -19,13 +19,12 @@ largest kernel's reach, as plain Lenia does). Its rule string, which ``parse_rul
 
 (world fields, then one ``;``-separated group per kernel: ``c=source>target``, ``b``, ``m``, ``s``
 and optionally ``h`` (1), ``r`` (1), ``kn`` (1)). ``parse_rule`` knows the notation without this
-module: :mod:`tensorca.rules` registers :func:`~tensorca.rules.notations.matches_expanded`, whose parser
-imports this module on the first such rule (and so registers its kernels before any engine steps one).
+module: :mod:`tensorca.families.lenia_expanded` registers its matcher, whose parser imports this module on the
+first such rule.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from dataclasses import dataclass
@@ -34,16 +33,13 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ..errors import RuleError, UsageError
-from ..rules._errors import fail
-from ..rules.base import Rule
-from ..rules.lenia import MAX_RADIUS, GrowthUpdate, _float, _int, _number, _peaks, growth, kernel_shell
-from ..rules.notations import EXPANDED_PREFIX as _PREFIX
-from ..rules.notations import matches_expanded as matches_expanded  # re-exported: it used to live here
-from ..rules.stepspec import StateSpace, StepSpec
-from ..topology import Topology
+from ...errors import RuleError, UsageError
+from ...rules._errors import fail
+from ...rules.base import Rule
+from ...rules.stepspec import StateSpace, StepSpec
+from ..lenia.rule import MAX_RADIUS, GrowthUpdate, _float, _int, _number, _peaks, growth, kernel_shell
 
-__all__ = ["ExpandedLenia", "Kernel", "numpy_step", "parse_expanded", "torch_step"]
+__all__ = ["ExpandedLenia", "Kernel", "channel_scale", "parse_expanded"]
 
 #: Most channels and kernels a world may have.
 MAX_CHANNELS = 64
@@ -161,7 +157,7 @@ class ExpandedLenia(Rule):
         change = np.zeros(self.channels)
         for i, k in enumerate(self.kernels):
             change[k.target] += k.h * float(growth(self.growth_update(i), np.zeros(())))
-        return change * _channel_scale(self)
+        return change * channel_scale(self)
 
     # -- kernels ------------------------------------------------------------------------------
 
@@ -253,20 +249,27 @@ def _kernel(text: str, start: int, end: int, channels: int) -> Kernel:
     )
 
 
-def parse_expanded(text: str, start: int, end: int) -> ExpandedLenia:
-    """Parse ``ExpandedLenia(...)`` in ``text[start:end]`` (see the module docstring); RuleError with positions."""
+def kernel_groups(text: str, start: int, end: int, name: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``;``-separated group inside ``name(...)`` in ``text[start:end]``: the world's
+    fields, then one group per kernel (at most :data:`MAX_KERNELS`); RuleError with positions."""
     if not text[start:end].endswith(")"):
-        raise fail("ExpandedLenia( has no closing ')'", text, end - 1)
-    inner, close = start + len(_PREFIX), end - 1
+        raise fail(f"{name}( has no closing ')'", text, end - 1)
+    inner, close = text.index("(", start) + 1, end - 1  # the matcher saw '<name>('
     bounds, pos = [], inner
     for i in range(inner, close + 1):
         if i == close or text[i] == ";":
             bounds.append((pos, i))
             pos = i + 1
     if len(bounds) < 2:
-        raise fail("ExpandedLenia needs the world's R, T, C, then one ';'-separated group per kernel", text, inner)
+        raise fail(f"{name} needs the world's R, T, C, then one ';'-separated group per kernel", text, inner)
     if len(bounds) - 1 > MAX_KERNELS:
         raise fail(f"at most {MAX_KERNELS} kernels", text, bounds[MAX_KERNELS + 1][0])
+    return bounds
+
+
+def parse_expanded(text: str, start: int, end: int) -> ExpandedLenia:
+    """Parse ``ExpandedLenia(...)`` in ``text[start:end]`` (see the module docstring); RuleError with positions."""
+    bounds = kernel_groups(text, start, end, "ExpandedLenia")
     head = _fields(text, *bounds[0], ("R", "T", "C", "gn"))
     missing = [key for key in ("R", "T", "C") if key not in head]
     if missing:
@@ -285,142 +288,7 @@ def parse_expanded(text: str, start: int, end: int) -> ExpandedLenia:
 # -- steps -----------------------------------------------------------------------------------------
 
 
-def _check(cells: Any, world: ExpandedLenia) -> None:
-    if cells.ndim != 4 or cells.shape[1] != world.channels:
-        raise UsageError(f"expanded Lenia takes (B, {world.channels}, H, W) cells, got {tuple(cells.shape)}")
-
-
-def _channel_scale(world: ExpandedLenia) -> np.ndarray:
+def channel_scale(world: ExpandedLenia) -> np.ndarray:
     """``(C,)`` float64: 1 / (sum of ``h`` over the kernels writing each channel), 0 where none does."""
     weight = world.weights()
     return np.where(weight > 0, 1 / np.where(weight > 0, weight, 1), 0)
-
-
-@functools.lru_cache(maxsize=16)  # the kernels depend only on the world and the grid's shape
-def _kernel_spectra(world: ExpandedLenia, shape: tuple[int, int]) -> np.ndarray:
-    """``(K, H, W // 2 + 1)`` complex128: ``rfft2`` of each kernel placed on the torus."""
-    return np.fft.rfft2(np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))]))
-
-
-def _padding(topology: Topology | None, world: ExpandedLenia) -> int:
-    """Cells to pad each side by: none on a plain torus (the kernels wrap with the grid), else the reach."""
-    return 0 if topology is None or (topology.kind == "torus" and topology.simple) else world.reach
-
-
-def numpy_step(cells: np.ndarray, world: ExpandedLenia, topology: Topology | None = None) -> np.ndarray:
-    """One generation of ``(B, C, H, W)`` cells (float64 arithmetic, the input's float dtype out) on
-    ``topology`` (None: the torus of the grid's shape)."""
-    from ..engines.numpy_reference import pad
-
-    _check(cells, world)
-    a = np.asarray(cells, dtype=np.float64)
-    batch, channels, height, width = a.shape
-    radius = _padding(topology, world)
-    padded = a
-    if radius:
-        flat = pad(a.reshape(batch * channels, height, width), radius, topology)  # type: ignore[arg-type]
-        padded = flat.reshape(batch, channels, *flat.shape[-2:])
-    shape = (int(padded.shape[-2]), int(padded.shape[-1]))
-    spectra = np.fft.rfft2(padded)
-    kernels = _kernel_spectra(world, shape)
-    change = np.zeros_like(a)
-    for i, k in enumerate(world.kernels):
-        potential = np.fft.irfft2(spectra[:, k.source] * kernels[i], s=shape)
-        potential = potential[:, radius : radius + height, radius : radius + width]
-        change[:, k.target] += k.h * growth(world.growth_update(i), potential) / world.T
-    out = np.clip(a + change * _channel_scale(world)[None, :, None, None], 0, 1)
-    return out.astype(cells.dtype if np.issubdtype(cells.dtype, np.floating) else np.float64)
-
-
-def _torch_tables(world: ExpandedLenia, shape: tuple[int, int], dtype: Any, device: Any) -> tuple:
-    """The kernels' transforms, the channel scale and the target indices, on ``device`` in ``dtype``."""
-    import torch
-
-    kernels = np.stack([world.kernel_grid(i, shape) for i in range(len(world.kernels))])
-    return (torch.fft.rfft2(torch.from_numpy(kernels).to(device, dtype)),
-            torch.from_numpy(_channel_scale(world)).to(device, dtype).view(1, -1, 1, 1),
-            torch.tensor([k.target for k in world.kernels], device=device))
-
-
-def _torch_generation(cells: Any, padded: Any, world: ExpandedLenia, tables: tuple, radius: int) -> Any:
-    """One generation from ``cells`` ``(B, C, H, W)`` and the same padded by ``radius`` (tensor ops only)."""
-    import torch
-
-    from ..families.lenia.steps import growth_of
-
-    kernel_rfft, scale, targets = tables
-    shape = (int(padded.shape[-2]), int(padded.shape[-1]))
-    height, width = int(cells.shape[-2]), int(cells.shape[-1])
-    sources = [k.source for k in world.kernels]
-    potential = torch.fft.irfft2(torch.fft.rfft2(padded[:, sources]) * kernel_rfft, s=shape)  # (B, K, H', W')
-    if radius:
-        potential = potential[..., radius : radius + height, radius : radius + width]
-    change = torch.zeros_like(cells)
-    for i, k in enumerate(world.kernels):
-        g = growth_of(world.gn, potential[:, i], k.m, k.s)
-        change = change.index_add(1, targets[i : i + 1], (k.h / world.T * g)[:, None])
-    return torch.clamp(cells + change * scale, 0.0, 1.0)
-
-
-def torch_step(cells: Any, world: ExpandedLenia, _cache: dict | None = None) -> Any:
-    """One generation of a ``(B, C, H, W)`` float tensor on its torus and device (differentiable, no host sync).
-
-    ``_cache`` (a dict kept by the caller) holds the kernels' transforms between calls.
-    """
-    _check(cells, world)
-    shape = (int(cells.shape[-2]), int(cells.shape[-1]))
-    cache = _cache if _cache is not None else {}
-    key = (world, shape, cells.dtype, str(cells.device))
-    if key not in cache:  # moved to the device once: the loop only launches tensor operations
-        cache[key] = _torch_tables(world, shape, cells.dtype, cells.device)
-    return _torch_generation(cells, cells, world, cache[key], 0)
-
-
-# -- the engines' kernels (tensorca.run) -------------------------------------------------------------
-
-
-def engine_numpy_step(cells: np.ndarray, spec: StepSpec, topology: Topology) -> np.ndarray:
-    """The NumPy reference's step for ``kernel_fft_channels``: ``(B, C, H, W)`` cells on ``topology``."""
-    return numpy_step(cells, spec.perceive.world, topology)  # type: ignore[union-attr]
-
-
-def engine_torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
-    """The torch engine's ``step(cells)`` for ``(B, C, H, W)`` float tensors on ``device`` and ``topology``.
-
-    The kernels' transforms are built here for the topology's (padded) shape in float32 and float64,
-    so the step (also when compiled) only launches tensor operations; another shape gets its own.
-    """
-    import torch
-
-    from ..engines import torch_kernels as K
-
-    world: ExpandedLenia = spec.perceive.world  # type: ignore[union-attr]
-    radius = _padding(topology, world)
-    padding = K.padding(topology, radius, device) if radius else None
-    tables: dict[tuple[tuple[int, int], Any], tuple] = {}
-
-    def tables_for(shape: tuple[int, int], dtype: Any) -> tuple:
-        found = tables.get((shape, dtype))
-        if found is None:
-            if len(tables) > 8:
-                tables.clear()
-            found = tables[(shape, dtype)] = _torch_tables(world, shape, dtype, device)
-        return found
-
-    height, width = topology.shape
-    for dtype in (torch.float32, torch.float64):
-        tables_for((height + 2 * radius, width + 2 * radius), dtype)
-
-    def step(cells: torch.Tensor) -> torch.Tensor:
-        grid = cells if cells.dtype in (torch.float32, torch.float64) else cells.to(torch.float32)
-        padded = grid
-        if padding is not None:
-            batch, channels, h, w = grid.shape
-            flat = K.pad(grid.reshape(batch * channels, h, w), radius, padding)
-            padded = flat.reshape(batch, channels, h + 2 * radius, w + 2 * radius)
-        shape = (int(padded.shape[-2]), int(padded.shape[-1]))
-        return _torch_generation(grid, padded, world, tables_for(shape, grid.dtype), radius)
-
-    return step
-
-

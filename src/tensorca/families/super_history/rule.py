@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from ..errors import RuleError
-from .base import Rule
-from .stepspec import StateSpace, StepSpec
+from ...errors import RuleError
+from ...rules.base import Rule
+from ...rules.notation import parse_range
+from ...rules.stepspec import StateSpace, StepSpec
 
 __all__ = ["SuperNeighbours", "SuperRule", "SuperUpdate", "matches_super", "parse_super"]
 
@@ -95,8 +96,6 @@ def matches_super(body: str) -> bool:
 
 def parse_super(text: str, start: int, end: int) -> Rule:
     """Parse ``[R]History`` / ``[R]Super`` in ``text[start:end]``."""
-    from .spec import parse_rule
-
     body = text[start:end]
     mode = _postfix(body)
     if mode is None:  # pragma: no cover - the matcher said so
@@ -106,7 +105,7 @@ def parse_super(text: str, start: int, end: int) -> Rule:
     if life in ("life", "lifeh", "lifev"):
         base_text = "B3/S23" + life[4:].upper()
     try:
-        base = parse_rule(base_text)
+        base = parse_range(base_text, 0, len(base_text))
     except RuleError as exc:
         position = start + exc.position if isinstance(exc.position, int) else start
         raise RuleError(f"bad base rule for {POSTFIXES[mode][0]}: {exc.reason}", text, position) from exc
