@@ -529,16 +529,10 @@ _ENGINE = "bitpack-lanes"
 _MODULES: dict[bytes, ModuleType] = {}
 
 
-def lanes_module(table: bytes) -> ModuleType | None:
-    """The compiled lane kernels of a 512-entry table, or None once this process already holds
-    :data:`~.bitpack_circuit.MAX_SPECIALISED` lane modules (Numba never frees code; the caller
-    then runs the row kernels)."""
+def lanes_source(table: bytes) -> str:
+    """The generated source of a 512-entry table's lane kernels: count circuits in passes of
+    :data:`COUNT_PASS` rows, any other table as its circuit's lines."""
     circuit = table_circuit(table)
-    key = planes_key(circuit)
-    if not may_specialise(_ENGINE, key):
-        return None
-    if table in _MODULES:
-        return _MODULES[table]
     if is_count_circuit(circuit):
         expression, difference = pair_rule(table)
         body = _COUNT_ROWS.format(result=circuit.result, total="\n".join(" " * 12 + line for line in TOTAL),
@@ -557,8 +551,19 @@ def lanes_module(table: bytes) -> ModuleType | None:
             lines="\n".join("    " + line for line in circuit.lines),
             result=circuit.result,
         )
-    source = _HEADER.format(key=circuit.key) + body + _drivers(COUNT_PASS if is_count_circuit(circuit) else 2)
-    module = load_generated_module(_ENGINE, key, source, _TEMPLATE_VERSION + numba.__version__)
+    return _HEADER.format(key=circuit.key) + body + _drivers(COUNT_PASS if is_count_circuit(circuit) else 2)
+
+
+def lanes_module(table: bytes) -> ModuleType | None:
+    """The compiled lane kernels of a 512-entry table, or None once this process already holds
+    :data:`~.bitpack_circuit.MAX_SPECIALISED` lane modules (Numba never frees code; the caller
+    then runs the row kernels)."""
+    key = planes_key(table_circuit(table))
+    if not may_specialise(_ENGINE, key):
+        return None
+    if table in _MODULES:
+        return _MODULES[table]
+    module = load_generated_module(_ENGINE, key, lanes_source(table), _TEMPLATE_VERSION + numba.__version__)
     _MODULES[table] = module
     return module
 
