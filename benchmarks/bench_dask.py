@@ -128,7 +128,7 @@ def outofcore_bench(args: argparse.Namespace) -> dict:
     import tensorca
     from tensorca.engines import get_engine
     from tensorca.outofcore.soup import lazy_soup
-    from tensorca.outofcore.store import open_store
+    from tensorca.persist.zarr_store import open_store
 
     side, gens = args.side, args.gens
     folder = tempfile.mkdtemp(prefix="tensorca-ooc-", dir=args.dir)

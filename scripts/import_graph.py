@@ -69,7 +69,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "margolus.torch_step")),
     # a value's picture (a Pattern's _repr_png_ in a notebook): colours and PNG bytes, nothing simulated;
     # the built-in pattern library io reads by name (the data package's own code: its datasets are lazy)
-    ("values", ("io", "pattern", "checkpoint", "hashlife.checkpoint", "outofcore", "elementary", "unbounded",
+    ("values", ("io", "pattern", "persist", "outofcore", "elementary", "unbounded",
                 "render.colormaps", "view$", "view.display", "view.colours", "view.protocol", "data$",
                 "data.catalog")),
     # the dask engine plans its halo exchanges with the cost model

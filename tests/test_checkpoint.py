@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 import tensorca
-from tensorca import checkpoint as ckpt
 from tensorca.cli import main
 from tensorca.engines import get_engine
 from tensorca.engines.base import Engine
 from tensorca.errors import CheckpointError
+from tensorca.persist import npz as ckpt
 from tensorca.simulate import Interrupted, resume, run
 
 ENGINES = [("numpy", "345/2/4"), ("numpy", "R2,C0,M1,S4..6,B5..6,NM"), ("torch", "B2-a/S12"), ("torch", "345/2/4"),

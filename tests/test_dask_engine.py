@@ -23,7 +23,7 @@ from tensorca.engines import get_engine  # noqa: E402
 from tensorca.engines.dask_engine import balanced, exchange_plan  # noqa: E402
 from tensorca.errors import CheckpointError, EngineError, UsageError  # noqa: E402
 from tensorca.outofcore.soup import lazy_soup  # noqa: E402
-from tensorca.outofcore.store import open_store, save_store  # noqa: E402
+from tensorca.persist.zarr_store import open_store, save_store  # noqa: E402
 from tensorca.rules.spec import resolve  # noqa: E402
 from tensorca.simulate import Interrupted  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
@@ -269,7 +269,7 @@ def test_hostile_stores_are_checkpoint_errors(tmp_path):
 
 
 def test_ctrl_c_leaves_the_last_segment(tmp_path, monkeypatch):
-    from tensorca.outofcore import store as store_module
+    from tensorca.persist import zarr_store as store_module
 
     path = tmp_path / "g.zarr"
     real, calls = store_module.save_store, []

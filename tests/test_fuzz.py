@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tensorca
-from tensorca import checkpoint as ckpt
 from tensorca.analysis import decode as decode_apgcode
 from tensorca.cli import _args
 from tensorca.errors import CheckpointError, PatternError, RuleError, TensorcaError, UsageError
 from tensorca.families.rule_table.loader import rule_from_text
 from tensorca.io.haul import Haul, HaulError, parse_haul
 from tensorca.lenia import animal_entry, creature, decode_cells, load_animals
+from tensorca.persist import npz as ckpt
 from tensorca.topology import parse_topology
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -285,7 +285,7 @@ def test_tree_runs_checkpoint_to_macrocell_and_resume_exactly(tmp_path):
     first = tensorca.run(start, generations=2**40, checkpoint=path)
     text = path.read_text()
     assert text.startswith("[M2]") and "#G 1099511627776\n" in text and "#R B3/S23\n" in text
-    saved = tensorca.checkpoint.load(path)
+    saved = tensorca.persist.load(path)
     assert saved.generation == 2**40 and saved.state.population == first.population > 2**64
     assert saved.state == first  # node for node
     again = tensorca.resume(path, 2**40)
@@ -298,13 +298,13 @@ def test_tree_checkpoints_every_n_and_npz_within_budget(tmp_path):
 
     def look(done, total):
         if (tmp_path / "a.mc.gz").exists():
-            seen.append(tensorca.checkpoint.load(tmp_path / "a.mc.gz").generation)
+            seen.append(tensorca.persist.load(tmp_path / "a.mc.gz").generation)
 
     tensorca.run(start, generations=3000, backend="hashlife", checkpoint=tmp_path / "a.mc.gz", checkpoint_every=1000,
                  progress=look)
-    assert tensorca.checkpoint.load(tmp_path / "a.mc.gz").generation == 3000 and 2000 in seen
+    assert tensorca.persist.load(tmp_path / "a.mc.gz").generation == 3000 and 2000 in seen
     small = tensorca.run(start, generations=500, backend="hashlife", checkpoint=tmp_path / "a.npz")
-    assert tensorca.checkpoint.load(tmp_path / "a.npz").state == small
+    assert tensorca.persist.load(tmp_path / "a.npz").state == small
     with pytest.raises(MemoryBudgetError, match=r"checkpoint='run\.mc'"):
         tensorca.run(_pattern("gosper_gun.rle"), generations=10**6, backend="hashlife", checkpoint=tmp_path / "g.npz")
 
@@ -320,7 +320,7 @@ def test_ctrl_c_saves_the_last_completed_step(tmp_path):
     with pytest.raises(Interrupted) as stop:
         tensorca.run(start, generations=1000, backend="hashlife", checkpoint=path, progress=interrupt)
     at = stop.value.generation
-    assert 64 <= at < 1000 and tensorca.checkpoint.load(path).generation == at
+    assert 64 <= at < 1000 and tensorca.persist.load(path).generation == at
     assert tensorca.resume(path, 1000 - at) == tensorca.run(start, generations=1000, backend="hashlife")
 
 

@@ -424,7 +424,7 @@ def test_pattern_files_refuse_float_cells_and_name_checkpoints(tmp_path):
     with pytest.raises(tensorca.errors.PatternError, match="animals.json"):
         tensorca.dumps(orbium, "life105")
     tensorca.run(orbium, generations=0, checkpoint=tmp_path / "orbium.npz")
-    assert tensorca.checkpoint.load(tmp_path / "orbium.npz").state == orbium
+    assert tensorca.persist.npz.load(tmp_path / "orbium.npz").state == orbium
 
 
 def test_pattern_runs_on_a_torus():

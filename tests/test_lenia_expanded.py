@@ -163,7 +163,7 @@ def test_wrong_channel_counts_and_layouts_are_clear_errors():
 
 
 def test_checkpoints_resume_channels_exactly_and_gradcheck_through_run(tmp_path):
-    from tensorca import checkpoint
+    from tensorca.persist import npz as checkpoint
 
     grids = np.random.default_rng(8).random((2, 3, 24, 26)).astype(np.float32)
     for backend in ("numpy", "torch"):

@@ -549,7 +549,7 @@ def test_langtons_ant_runs_its_highway_period():
 
 
 def test_checkpoints_carry_the_rule_text(tmp_path):
-    from tensorca import checkpoint
+    from tensorca.persist import npz as checkpoint
 
     rule = parse_rule("WireWorld")
     cells = random_grid(4, (1, 8, 8))

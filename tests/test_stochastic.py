@@ -152,6 +152,24 @@ def test_every_engine_that_claims_a_stochastic_rule_matches_the_reference(name):
         assert claimed == 8  # the four noisy two-state 3x3 rules, on the torus and the plane
 
 
+@pytest.mark.parametrize("probabilities", ["pb=0,ps=1", "pb=0.0000153,ps=0.9999847", "pb=0.5,ps=0.75,async=0.25",
+                                           "ps=0,async=0.999", "pb=0.9,ps=0.99", "pb=0.3,ps=0.6,async=0"])
+def test_bitpack_draws_in_place_and_through_shifted_masks_the_reference_bits(probabilities):
+    """bitpack-cpu's two word passes (aligned words drawn in place, row by row until no asked bit is
+    open; chunks off the 64-cell blocks through shifted masks) against NumPy: probabilities 0, 2^-16
+    and 1 - 2^-16 (one and sixteen levels), one-digit ones, async alone; a last word part full."""
+    if "bitpack-cpu" not in engines():
+        pytest.skip("bitpack-cpu is not installed")
+    engine, reference = get_engine("bitpack-cpu"), get_engine("numpy")
+    rule = parse_rule(f"B3/S23:{probabilities}")
+    for topology in (Topology.torus(200, 41), Topology.plane(130, 33)):
+        cells = soup((2, *topology.shape), density=0.45, seed=3)
+        for clock in (Clock(5, 2, 1), Clock(5, 2, 1, origin=(-7, -128)), Clock(9, 0, 0, origin=(3, 64)),
+                      Clock(9, 0, 0, origin=(3, 69))):
+            want = reference.advance(cells, rule, topology, 5, clock=clock)
+            assert np.array_equal(host(engine.advance(cells.copy(), rule, topology, 5, clock=clock)), want), clock
+
+
 def test_only_engines_that_run_a_stochastic_rule_are_chosen():
     from tensorca import costmodel
 
@@ -202,7 +220,7 @@ def test_a_checkpoint_carries_the_seed(tmp_path):
     whole = tensorca.run(cells, rule, 16, seed=99)
     path = tmp_path / "run.npz"
     tensorca.run(cells, rule, 8, seed=99, checkpoint=path)
-    from tensorca import checkpoint
+    from tensorca.persist import npz as checkpoint
 
     assert checkpoint.load(path).seed == 99
     assert np.array_equal(tensorca.resume(path, 8), whole)

@@ -329,7 +329,7 @@ def test_auto_runs_a_klein_pattern_file_like_the_reference():
 
 
 def test_checkpoint_keeps_twist_and_shift(tmp_path):
-    from tensorca import checkpoint
+    from tensorca.persist import npz as checkpoint
 
     topology = parse_topology(":T9,7-3")
     grid = (np.random.default_rng(1).random((1, 7, 9)) < 0.4).astype(np.uint8)

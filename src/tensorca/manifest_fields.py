@@ -1,5 +1,5 @@
 """The fields of a checkpoint's JSON manifest that more than one checkpoint format reads: bounded
-integers and the topology (:mod:`tensorca.checkpoint`'s ``.npz`` files, HashLife's macrocell
+integers and the topology (:mod:`tensorca.persist.npz`'s ``.npz`` files, HashLife's macrocell
 checkpoints, the out-of-core store). Below all three, so none imports another for them."""
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import persist
 from .arrays import like_input, to_engine
 from .crop import crop
 from .engines.base import Engine, advance_engine
@@ -136,10 +137,10 @@ def tree_saver(checkpointer: Any, rule: Rule, pattern: Any) -> Callable[[Any, in
     """``save(universe, generation) -> path`` for :func:`advance_tree`: a macrocell file straight
     from the tree when the checkpoint path ends in ``.mc``/``.mc.gz`` (any size), else the
     checkpointer's ``.npz`` of the cells (the bounding box, within the dense cell budget)."""
-    from .hashlife import checkpoint as macrocell
+    from .persist import macrocell as macrocell
 
     def save(universe: Any, generation: int) -> Any:
-        if macrocell.is_macrocell(checkpointer.path):
+        if persist.format_of(checkpointer.path) is persist.MACROCELL:
             return macrocell.save_tree(checkpointer.path, universe, checkpointer.manifest(generation, None))
         box = universe.bounding_box()
         if box is not None and box[2] * box[3] > DENSE_CHECKPOINT_CELLS:

@@ -15,6 +15,7 @@ import re
 import tempfile
 from collections.abc import Callable
 
+from .. import persist
 from ..errors import UsageError
 
 #: Upper bound for counts (grids, soups, batches, generations): what fits an int64 comfortably.
@@ -192,7 +193,7 @@ def int_list(low: int, high: int) -> Callable[[str], list[int]]:
 #: What each kind of output may be called (a pattern may add ``.gz``).
 EXTENSIONS: dict[str, tuple[str, ...]] = {
     "pattern": (".rle", ".cells", ".lif", ".life", ".mc"),
-    "checkpoint": (".npz", ".mc", ".mc.gz"),
+    "checkpoint": persist.file_suffixes(),
     "csv": (".csv",),
     "json": (".json",),
     "gif": (".gif",),

@@ -24,9 +24,8 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from .. import simulate
+from .. import persist, simulate
 from ..errors import UsageError
-from ..outofcore.paths import is_store
 from ..pattern import Pattern
 from ..rules.spec import resolve
 from ..topology import Topology
@@ -64,7 +63,7 @@ def wanted(args: argparse.Namespace) -> bool:
     """True when the run belongs to the dask engine: ``--dask`` (or ``--backend dask``), ``--store``, or a
     zarr store to resume."""
     return (bool(args.dask) or args.backend == "dask" or args.store is not None
-            or (args.resume is not None and is_store(args.resume)))
+            or (args.resume is not None and persist.format_of(args.resume) is persist.ZARR))
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -76,7 +75,7 @@ def check_options(args: argparse.Namespace) -> None:
     if args.resume is not None:
         if args.file is not None or args.soup is not None:
             raise UsageError("--resume continues a store; do not also give a FILE or --soup")
-        if not is_store(args.resume):
+        if persist.format_of(args.resume) is not persist.ZARR:
             raise UsageError(f"--resume {args.resume}: a dask run resumes a zarr store (DIR.zarr)")
         if args.topology is not None:
             raise UsageError("--topology cannot change a store's topology; --resume keeps it")
@@ -88,12 +87,12 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--seed applies to --soup or to a FILE with a stochastic rule; --resume continues the "
                          "store's own seed")
     if args.store is not None:
-        if not str(args.store).lower().endswith(".zarr"):
+        if not str(args.store).lower().endswith(persist.ZARR.suffixes):
             raise UsageError(f"--store {args.store}: a zarr store's name ends in .zarr")
         folder = os.path.dirname(os.path.abspath(args.store))
         if not os.path.isdir(folder):
             raise UsageError(f"--store {args.store}: folder {folder} does not exist")
-        if os.path.exists(args.store) and not is_store(args.store):
+        if os.path.exists(args.store) and persist.format_of(args.store) is not persist.ZARR:
             raise UsageError(f"--store {args.store}: exists and is not a zarr store")
     if args.checkpoint_every is not None and args.store is None and args.resume is None:
         raise UsageError("--checkpoint-every needs --store DIR.zarr")
@@ -146,7 +145,7 @@ def starting_state(args: argparse.Namespace, chunks: int) -> tuple[Any, Any, Top
     """``(lazy grid, rule, topology, label, generation, seed)``: a store, a soup made chunk by chunk, or a
     file (``seed``: a stochastic rule's; a soup's own seed, the store's, or ``--seed``/0 for a file)."""
     if args.resume is not None:
-        from ..outofcore.store import open_store
+        from ..persist.zarr_store import open_store
 
         saved = open_store(args.resume)
         if args.rule is not None and resolve(args.rule)[0].canonical() != saved.rule.canonical():

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from rich.table import Table
 
-from .. import checkpoint as checkpoint_io
-from .. import compiling, simulate
+from .. import compiling, persist, simulate
 from .. import io as pattern_io
 from ..engines import engine_names
 from ..engines.base import Engine
@@ -186,7 +185,8 @@ def check_options(args: argparse.Namespace) -> None:
             verb = "applies" if len(given) == 1 else "apply"
             raise UsageError(f"{', '.join(given)} {verb} to --soup only (the pattern comes from "
                              f"{'the checkpoint' if args.resume else 'the file'})")
-    if args.soup is not None and args.checkpoint is not None and args.checkpoint.lower().endswith((".mc", ".mc.gz")):
+    macrocell = args.checkpoint is not None and persist.format_of(args.checkpoint) is persist.MACROCELL
+    if args.soup is not None and macrocell:
         raise UsageError("--checkpoint FILE.mc holds one pattern; a --soup run checkpoints to FILE.npz")
     if args.resume is not None and args.topology is not None:
         raise UsageError("--topology cannot change a checkpoint's topology; --resume keeps it")
@@ -228,7 +228,7 @@ def starting_state(args: argparse.Namespace) -> Start:
 
 
 def _resumed(args: argparse.Namespace) -> Start:
-    saved = checkpoint_io.load(args.resume)
+    saved = persist.load(args.resume)
     if args.rule is not None and resolve(args.rule)[0].canonical() != saved.rule.canonical():
         raise UsageError(f"--rule {args.rule} differs from the checkpoint's rule {saved.rule.canonical()}")
     generation = 0 if isinstance(saved.state, Pattern) else saved.generation

@@ -10,7 +10,7 @@ pattern's regularity rather than its size. Populations and coordinates are exact
 
 The compiled parts need Numba (the ``[fast]`` extra): asking for them without it raises
 :class:`~tensorca.errors.MissingDependencyError` with the install command. The package itself
-imports without Numba, so :mod:`tensorca.hashlife.checkpoint` (macrocell checkpoints, written
+imports without Numba, so :mod:`tensorca.persist.macrocell` (macrocell checkpoints, written
 and read through :mod:`tensorca.io`) works everywhere.
 """
 

@@ -202,7 +202,7 @@ def dumps(pattern: Pattern, format: str = "rle") -> str:
         raise PatternError(
             f"pattern files hold discrete states, but pattern {pattern.name or ''!r} has float cells (continuous "
             f"rule {pattern.rule}); save it exactly as a checkpoint: tensorca.run(pattern, generations=0, "
-            "checkpoint='file.npz'), read back with tensorca.checkpoint.load or continued with tensorca.resume; "
+            "checkpoint='file.npz'), read back with tensorca.persist.load or continued with tensorca.resume; "
             "or in Chan's animals.json format (tensorca.lenia.save_animals, values in steps of 1/255)")
     return _function(_WRITERS, fmt)(pattern)
 

@@ -14,7 +14,7 @@ Around the engine call it does four things, all without changing the result by a
   retries, keeping finished chunks; a single grid that cannot fit raises
   :class:`~tensorca.errors.MemoryBudgetError` with the numbers;
 - **checkpoints**: ``checkpoint=FILE, checkpoint_every=N`` writes the state atomically every
-  ``N`` generations and at the end (:mod:`tensorca.checkpoint`); Ctrl-C writes the last completed
+  ``N`` generations and at the end (:mod:`tensorca.persist.npz`); Ctrl-C writes the last completed
   state before :class:`Interrupted` propagates; :func:`resume` continues bit for bit;
 - **observers**: ``observe=Population(every=k)`` collects the population every ``k`` generations
   on the device (torch engines count inside :meth:`~tensorca.engines.torch_engine.TorchEngine.advance_observed`)
@@ -27,9 +27,9 @@ and the ``progress=True`` bar).
 
 from __future__ import annotations
 
-from .. import checkpoint as checkpoint_io
 from ..memory import plan_chunk
 from ..observers import Population, advance_observed
+from ..persist import npz as checkpoint_io
 from .api import Decision, decide, explain, resume, run
 from .checks import check_states
 from .context import with_context

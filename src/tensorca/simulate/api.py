@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import checkpoint as checkpoint_io
-from .. import costmodel
+from .. import costmodel, persist
 from ..arrays import as_cells, device_kind, is_tensor, like_input
 from ..engines.base import Engine
 from ..engines.registry import unbounded_native
@@ -25,6 +24,7 @@ from ..errors import GridError, TopologyError, UsageError
 from ..memory import require_memory
 from ..observers import Population, Samples
 from ..pattern import Pattern
+from ..persist import npz as checkpoint_io
 from ..randomness import check_seed
 from ..rules.base import Rule
 from ..rules.spec import resolve
@@ -137,7 +137,7 @@ def resume(path: str | os.PathLike, generations: int, **options: Any) -> Any:
         saved = lazy.open_saved_store(path)
         return run(saved.state, saved.rule, generations, topology=saved.topology, start_generation=saved.generation,
                    **_saved_seed(saved.manifest.get("seed"), options))
-    saved = checkpoint_io.load(path)
+    saved = persist.load(path)
     options = _saved_seed(saved.seed, options)
     if isinstance(saved.state, Pattern):
         return run(saved.state, saved.rule, generations, topology=saved.topology, **options)

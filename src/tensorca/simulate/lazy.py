@@ -7,7 +7,7 @@ one: ``get_engine("dask").with_options(chunks=4096)``):
 
 - a dask array in, no checkpoint: the result is a lazy dask array (nothing is computed);
 - with ``checkpoint="grid.zarr"``: every ``checkpoint_every`` generations (default: once, at the end)
-  the state is written to the store chunk by chunk (:mod:`tensorca.outofcore.store`) and the next
+  the state is written to the store chunk by chunk (:mod:`tensorca.persist.zarr_store`) and the next
   segment reads it back, so no process ever holds the grid; Ctrl-C leaves the last complete segment
   in the store and raises :class:`~tensorca.simulate.plan.Interrupted`; the result is then the lazy
   grid reading the store (a NumPy array in gives the computed NumPy array back).
@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import persist
 from ..engines.base import Engine, advance_engine
 from ..errors import CheckpointError, GridError, TopologyError, UsageError
 from ..randomness import Clock
@@ -41,9 +42,7 @@ def is_lazy(state: Any) -> bool:
 
 def wanted(state: Any, checkpoint: Any) -> bool:
     """True when ``run`` should take this path: a dask array, or a zarr store as the checkpoint."""
-    from ..outofcore.paths import is_store
-
-    return is_lazy(state) or (checkpoint is not None and is_store(checkpoint))
+    return is_lazy(state) or (checkpoint is not None and persist.format_of(checkpoint) is persist.ZARR)
 
 
 def dask_engine(backend: str | Engine) -> Engine:
@@ -122,8 +121,8 @@ def run_segments(engine: Engine, grid: Any, rule: Rule, topology: Topology, gene
     naming the store and the generation it holds (a plain ``KeyboardInterrupt`` if the first segment
     had not been written yet).
     """
-    from ..checkpoint import manifest_for
-    from ..outofcore.store import open_store, save_store
+    from ..persist.npz import manifest_for
+    from ..persist.zarr_store import open_store, save_store
 
     done, saved = 0, None
     try:
@@ -149,7 +148,7 @@ def open_saved_store(path: str | os.PathLike) -> Any:
     ``generation`` and ``manifest``); :func:`tensorca.resume` runs it on as :func:`tensorca.run` does a
     dask array: with ``checkpoint=`` (the same store, or another) the segments are written there as they
     run; without, nothing is computed and the result is a lazy dask array."""
-    from ..outofcore.store import open_store
+    from ..persist.zarr_store import open_store
 
     saved = open_store(path)
     seed = saved.manifest.get("seed")

@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import checkpoint as checkpoint_io
+from .. import persist
 from ..arrays import is_tensor, to_engine, to_host
 from ..engines.base import Engine
 from ..errors import Interrupted
-from ..hashlife import checkpoint as macrocell_checkpoint
 from ..memory import free_cached_memory, halve_chunk, is_out_of_memory, plan_chunk
 from ..observers import Samples, advance_observed, population_counts
 from ..randomness import Clock
@@ -39,9 +38,7 @@ class Checkpointer:
     manifest: Callable[[int, tuple[int, int] | None], dict]
 
     def save(self, cells: Any, generation: int, origin: tuple[int, int] | None = None) -> Path:
-        if macrocell_checkpoint.is_macrocell(self.path):  # a .mc path: Golly's format (one two-state pattern)
-            return macrocell_checkpoint.save_cells(self.path, to_host(cells), self.manifest(generation, origin))
-        return checkpoint_io.save(self.path, to_host(cells), self.manifest(generation, origin))
+        return persist.save(self.path, to_host(cells), self.manifest(generation, origin))  # format from the path
 
     def due(self, done: int, total: int) -> bool:
         """True when ``done`` of ``total`` generations ends a checkpoint interval or the run."""

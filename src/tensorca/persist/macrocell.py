@@ -28,20 +28,13 @@ from ..pattern import Pattern
 from ..rules import parse_rule
 from ..topology import Topology
 
-#: Checkpoint paths written as macrocell files.
-SUFFIXES = (".mc", ".mc.gz")
 #: The ``format`` a loaded macrocell checkpoint's manifest reports.
 FORMAT = "macrocell"
 
 
-def is_macrocell(path: str | os.PathLike) -> bool:
-    """True when ``path`` names a macrocell checkpoint (``.mc`` or ``.mc.gz``)."""
-    return os.fspath(path).lower().endswith(SUFFIXES)
-
-
 def save_tree(path: str | os.PathLike, universe: Any, manifest: dict) -> Path:
     """Write HashLife ``universe`` as a macrocell checkpoint with ``manifest``'s rule, generation
-    and metadata (:func:`tensorca.checkpoint.manifest_for`'s fields)."""
+    and metadata (:func:`tensorca.persist.npz.manifest_for`'s fields)."""
     pattern = Pattern(tree=universe, **_fields(manifest, Topology.unbounded()))
     return _write(path, pattern)
 
@@ -106,18 +99,3 @@ def load(path: str | os.PathLike) -> tuple[Pattern, Any, Topology, int, dict]:
                 "generation": pattern.generation, "name": pattern.name, "comments": list(pattern.comments),
                 "author": pattern.author}
     return pattern, rule, pattern.topology, pattern.generation, manifest
-
-
-def sniff(path: str | os.PathLike) -> bool:
-    """True when the file at ``path`` starts like a macrocell file (``[M2]``, gzipped or not);
-    False for anything else, including a file that cannot be read (its loader reports that)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4)
-            if head[:2] == b"\x1f\x8b":
-                fh.seek(0)
-                with gzip.open(fh) as inner:
-                    head = inner.read(4)
-    except (OSError, EOFError, gzip.BadGzipFile):
-        return False
-    return head == b"[M2]"

@@ -38,17 +38,16 @@ from typing import Any
 
 import numpy as np
 
-from ._version import __version__
-from .atomic import write_bytes_atomic
-from .errors import CheckpointError, TensorcaError
-from .families.rule_table.loader import rule_definition, rule_from_text
-from .hashlife import checkpoint as macrocell  # HashLife runs checkpoint to Golly's .mc (no Numba needed)
-from .io.budget import resolve_max_cells
-from .manifest_fields import MAX_INT, int_field, topology_from, topology_json
-from .pattern import Pattern
-from .rules import parse_rule
-from .rules.base import Rule
-from .topology import Topology
+from .._version import __version__
+from ..atomic import write_bytes_atomic
+from ..errors import CheckpointError, TensorcaError
+from ..families.rule_table.loader import rule_definition, rule_from_text
+from ..io.budget import resolve_max_cells
+from ..manifest_fields import MAX_INT, int_field, topology_from, topology_json
+from ..pattern import Pattern
+from ..rules import parse_rule
+from ..rules.base import Rule
+from ..topology import Topology
 
 FORMAT = "tensorca-checkpoint/1"
 #: Largest manifest accepted (bytes of JSON).
@@ -124,8 +123,6 @@ def load(path: str | os.PathLike, *, max_cells: int | None = None) -> Checkpoint
     """
     path = Path(path)
     budget = resolve_max_cells(max_cells)
-    if macrocell.is_macrocell(path) or macrocell.sniff(path):
-        return Checkpoint(*macrocell.load(path))
     try:
         cells, manifest = _read_npz(path, budget)
         return _checkpoint_from(cells, manifest)

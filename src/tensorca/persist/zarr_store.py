@@ -1,7 +1,7 @@
 """A ``(B, H, W)`` grid as a zarr store, written chunk by chunk: the checkpoints of dask runs.
 
 Layout: one zarr array at the store's root, ``uint8``, chunked ``(b, h, w)``; its attribute
-``"tensorca"`` holds the checkpoint manifest of :mod:`tensorca.checkpoint` (format, rule, topology,
+``"tensorca"`` holds the checkpoint manifest of :mod:`tensorca.persist.npz` (format, rule, topology,
 generation, batched, engine, version) plus ``packed`` and ``width``. A two-state rule's cells are
 stored bit-packed, 8 cells a byte along rows (``numpy.packbits``, first cell in the high bit), which
 is 8x less to compress and write: a 131072^2 soup is 2 GiB packed against 16 GiB of bytes. Other
@@ -10,7 +10,7 @@ rules store one byte a cell.
 Saving never overwrites the store being read: a segment is written to ``NAME.next``, marked
 complete, then renamed over ``NAME`` (the old store goes to ``NAME.prev`` and is removed), so a crash
 leaves a whole store; :func:`open_store` finishes an interrupted swap. Opening validates the
-manifest as :func:`tensorca.checkpoint.load` does; cell values (unpacked stores) are checked chunk
+manifest as :func:`tensorca.persist.npz.load` does; cell values (unpacked stores) are checked chunk
 by chunk when they are read, a bad one raising :class:`~tensorca.errors.CheckpointError`.
 """
 
@@ -26,12 +26,12 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..checkpoint import FORMAT, _rule_from
 from ..errors import CheckpointError, MissingDependencyError, TensorcaError
 from ..manifest_fields import int_field, topology_from
 from ..rules.base import Rule
 from ..topology import Topology
-from .paths import is_store, is_zarr_dir, next_path, prev_path
+from .npz import FORMAT, _rule_from
+from .zarr_paths import is_store, is_zarr_dir, next_path, prev_path
 
 __all__ = ["Store", "is_store", "open_store", "save_store", "store_chunks"]
 
