@@ -24,12 +24,12 @@ FAMILY = Family(
     name="ruletable",
     title="Golly rule tables and trees (.rule files), any number of states",
     claims=claims,
-    samples=("WireWorld", "Langtons-Ant"),
+    samples=("WireWorld", "Langtons-Ant", "BBM-emulated"),
     notation=(matches_name, parse_name),
     cost=cost,
     steps={"numpy": {KINDS: f"{_STEPS}:numpy_tree_step"}, "torch": {KINDS: f"{_STEPS}:torch_tree_build"}},
     # per cell, on 512^2 grids, one thread: ~80 ns on NumPy, ~5-19 on torch
     factors={"tree": {"numpy": {"cell": 33.0}, "torch@cpu": {"cell": 25.0}}},
     cell_bytes={"numpy": 22.0, "torch": 26.0},
-    engines=("numpy", "torch", "dask"),
+    engines=("numpy", "torch", "margolus", "dask"),
 )
