@@ -18,8 +18,10 @@ from bench_bitpack import best_of  # noqa: E402  (the benchmarks folder is the s
 
 import tensorca
 from tensorca._numba import VECTORS
-from tensorca.engines import bitpack_lanes, bitpack_tiles, get_engine
-from tensorca.engines.bitpack_circuit import rule_table
+from tensorca.engines import get_engine
+from tensorca.engines.bitpack import lanes as bitpack_lanes
+from tensorca.engines.bitpack import tiles as bitpack_tiles
+from tensorca.engines.bitpack.circuit import rule_table
 from tensorca.rules import parse_rule
 
 WORKLOADS = [(1, 4096), (4096, 64), (256, 64), (16384, 16), (1024, 128)]
@@ -47,7 +49,7 @@ def main() -> int:
             topology = tensorca.Topology.torus(side, side)
             saved = bitpack_lanes.use_lanes
             try:  # the row layout, as before the lane path
-                import tensorca.engines.bitpack_cpu as cpu
+                import tensorca.engines.bitpack.cpu as cpu
 
                 cpu.use_lanes = lambda shape: False
                 row = best_of(lambda c=cells, t=topology: engine.advance(c, rule, t, args.gens), args.repeats)

@@ -49,8 +49,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from tensorca.engines import get_engine  # noqa: E402
-from tensorca.engines.bitpack_circuit import kernel_op_count, rule_expression  # noqa: E402
-from tensorca.engines.bitpack_pack import n_words, pack  # noqa: E402
+from tensorca.engines.bitpack.circuit import kernel_op_count, rule_expression  # noqa: E402
+from tensorca.engines.bitpack.pack import n_words, pack  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 
@@ -129,7 +129,7 @@ def cpu_bench(quick: bool) -> dict:
     import numba
     import torch
 
-    from tensorca.engines.bitpack_cpu import advance_packed
+    from tensorca.engines.bitpack.cpu import advance_packed
 
     cpu = get_engine("bitpack-cpu")
     ref = get_engine("numpy")
@@ -197,8 +197,8 @@ def gpu_bench(quick: bool, sizes: list[int], gens_list: list[int], batches=GPU_B
     import torch
     import triton
 
-    from tensorca.engines.bitpack_gpu import BitpackGpu, BitpackGpuEngine
-    from tensorca.engines.bitpack_pack import pack_lanes_torch, pack_torch
+    from tensorca.engines.bitpack.gpu import BitpackGpu, BitpackGpuEngine
+    from tensorca.engines.bitpack.pack import pack_lanes_torch, pack_torch
 
     dev = torch.device(device)
     cuda = dev.type == "cuda"
@@ -383,8 +383,8 @@ def table_bench(quick: bool, bgolly: str) -> dict:
     import numba
     import torch
 
-    from tensorca.engines.bitpack_bdd import kernel_ops
-    from tensorca.engines.bitpack_cpu import advance_packed
+    from tensorca.engines.bitpack.bdd import kernel_ops
+    from tensorca.engines.bitpack.cpu import advance_packed
 
     side, gens = 1024, 200 if quick else 1000
     cells = (np.random.default_rng(0).random((1, side, side)) < 0.4).astype(np.uint8)
@@ -423,8 +423,8 @@ def row_kernels(words: np.ndarray, side: int, rule, gens: int) -> np.ndarray:
     chose for one grid (all generations in one task up to SMALL_GRID_WORDS words, else strips)."""
     import numba
 
-    from tensorca.engines import bitpack_cpu as bc
-    from tensorca.engines.bitpack_pack import last_word_mask
+    from tensorca.engines.bitpack import cpu as bc
+    from tensorca.engines.bitpack.pack import last_word_mask
 
     module, lut = bc.table_kernels_for(bc.rule_table(rule))
     n, height, wp = words.shape
@@ -450,8 +450,8 @@ def settle_bench(quick: bool, bgolly: str) -> dict:
     import numba
 
     from tensorca.cpu_load import free_cores
-    from tensorca.engines import bitpack_cpu as bc
-    from tensorca.engines.bitpack_pack import last_word_mask
+    from tensorca.engines.bitpack import cpu as bc
+    from tensorca.engines.bitpack.pack import last_word_mask
 
     side = 1024
     cells = (np.random.default_rng(0).random((1, side, side)) < 0.4).astype(np.uint8)
@@ -523,9 +523,9 @@ def tiled_floor(table: bytes) -> dict:
     output rows: six row sums (5 each), each pair's own two rows added once (7), each output adds its
     outer row (8, 9 when the rule reads t3) and runs the rule (:func:`.bitpack_lanes.pair_rule`,
     ``~x & y`` counted as two though AVX2 does it in one); other tables: their circuit per word."""
-    from tensorca.engines.bitpack_bdd import is_count_circuit, table_circuit
-    from tensorca.engines.bitpack_circuit import PLANE_COUNTS, op_count
-    from tensorca.engines.bitpack_lanes import pair_rule
+    from tensorca.engines.bitpack.bdd import is_count_circuit, table_circuit
+    from tensorca.engines.bitpack.circuit import PLANE_COUNTS, op_count
+    from tensorca.engines.bitpack.lanes import pair_rule
 
     circuit = table_circuit(table)
     rule = op_count(circuit.result) + sum(op_count(line.split("=", 1)[1]) for line in circuit.lines)
@@ -555,8 +555,8 @@ def big_bench(quick: bool, bgolly: str) -> dict:
     import numba
 
     from tensorca.cpu_load import free_cores
-    from tensorca.engines import bitpack_tiles
-    from tensorca.engines.bitpack_circuit import rule_table
+    from tensorca.engines.bitpack import tiles as bitpack_tiles
+    from tensorca.engines.bitpack.circuit import rule_table
 
     engine = get_engine("bitpack-cpu")
     table = rule_table(RULE)

@@ -14,7 +14,7 @@ tensorca's (``match``), so the rates are for the same work.
 Golly's ``ltlalgo`` steps only the bounding box of live cells (on a torus, the whole grid while
 the soup is alive anywhere); rules whose soup dies out cost it almost nothing, so each row also
 prints the final population. The floor column is the per-cell work of the count kernel
-(:mod:`tensorca.engines.ltl_sums`) in vector passes over a row.
+(:mod:`tensorca.engines.ltl.sums`) in vector passes over a row.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from bench_bitpack import best_of  # noqa: E402  (the benchmarks folder is the s
 import tensorca  # noqa: E402
 from tensorca.crop import crop  # noqa: E402
 from tensorca.engines import get_engine  # noqa: E402
-from tensorca.engines.ltl_cpu import neighbourhood_plan  # noqa: E402
+from tensorca.engines.ltl.cpu import neighbourhood_plan  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 

@@ -6,8 +6,8 @@ From a 50% soup on a torus of side x side; the noisy rules are the issue's (birt
 0.99), survivals only, and alpha-asynchronous updating with alpha = 0.5. The ratio is deterministic
 time over noisy time (the issue asks for >= 0.3 at 4096^2).
 
-``--before FILE``: also time the noisy rules with another version of ``bitpack_noise.py`` (say
-``git show HEAD:src/tensorca/engines/bitpack_noise.py > /tmp/before.py``), loaded in its place in
+``--before FILE``: also time the noisy rules with another version of ``engines/bitpack/noise.py`` (say
+``git show HEAD:src/tensorca/engines/bitpack/noise.py > /tmp/before.py``), loaded in its place in
 this process, the two versions taking turns in each round (the same load for both); the cells of
 the two must be equal.
 """
@@ -23,15 +23,14 @@ from pathlib import Path
 import numpy as np
 
 import tensorca
-from tensorca.engines import bitpack_noise
-
+from tensorca.engines.bitpack import noise as bitpack_noise
 RULES = ("B3/S23", "B3/S23:pb=0.9,ps=0.99", "B3/S23:ps=0.99", "B3/S23:async=0.5")
 
 
 def _load_before(path: str) -> types.ModuleType:
-    """``bitpack_noise.py`` from ``path``, as a module of the same package (its relative imports),
+    """``engines/bitpack/noise.py`` from ``path``, as a module of the same package (its relative imports),
     its kernels compiled afresh (``cache=False``: nothing of it goes into the kernel cache)."""
-    name = "tensorca.engines._bitpack_noise_before"
+    name = "tensorca.engines.bitpack._noise_before"
     module = types.ModuleType(name)
     module.__package__ = "tensorca.engines"
     module.__file__ = path
@@ -45,7 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--side", type=int, default=4096)
     parser.add_argument("--gens", type=int, default=100)
-    parser.add_argument("--before", help="another bitpack_noise.py to time against this one")
+    parser.add_argument("--before", help="another engines/bitpack/noise.py to time against this one")
     args = parser.parse_args()
     grid = (np.random.default_rng(1).random((args.side, args.side)) < 0.5).astype(np.uint8)
     versions = {"": bitpack_noise.advance_noisy}

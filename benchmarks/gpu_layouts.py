@@ -1,5 +1,5 @@
 """Where bitpack-gpu's batch layouts change over on a CUDA device: the two thresholds of
-:class:`~tensorca.engines.bitpack_gpu.BitpackGpu` that are counted, not yet measured.
+:class:`~tensorca.engines.bitpack.gpu.BitpackGpu` that are counted, not yet measured.
 
 - ``LANES_MIN_BATCH``: from how many grids lane-per-grid (32 grids a word) beats row-packed grids
   (each grid its own words; small grids one program each in ``whole_kernel``). Timed end to end
@@ -45,8 +45,8 @@ def sweep(device: str = "cuda", sides=SIDES, batches=BATCHES, gens: int = 256,
     import torch
     import triton
 
-    from tensorca.engines.bitpack_gpu import LANES_MIN_BATCH, BitpackGpu, BitpackGpuEngine, _multiprocessors
-    from tensorca.engines.bitpack_pack import pack_lanes_torch
+    from tensorca.engines.bitpack.gpu import LANES_MIN_BATCH, BitpackGpu, BitpackGpuEngine, _multiprocessors
+    from tensorca.engines.bitpack.pack import pack_lanes_torch
 
     dev = torch.device(device)
     cuda = dev.type == "cuda"

@@ -5,7 +5,7 @@ Triton compiles for a named target without a device: front end, TTGIR, LLVM IR, 
 the interpreter (``TRITON_INTERPRET=1``) cannot: a kernel the compiler rejects, and what each
 kernel needs per thread (registers, local memory: spills) and so how many warps a multiprocessor
 can hold. Each kernel is compiled in the launch configurations the engine uses (tiles from
-:class:`~tensorca.engines.bitpack_gpu.BitpackGpu`'s defaults, integer arguments specialised as a
+:class:`~tensorca.engines.bitpack.gpu.BitpackGpu`'s defaults, integer arguments specialised as a
 launch on those shapes would be), read back with the ``cuobjdump`` beside that ``ptxas``::
 
     .venv/bin/python benchmarks/gpu_static.py [--arch 90] [--rule B3/S23 --rule B2-a/S12] [--json out.json]
@@ -82,7 +82,7 @@ class Compiled:
 
 def cases(torus: bool) -> list[Case]:
     """The launch configurations the engine uses, from :class:`BitpackGpu`'s defaults."""
-    from tensorca.engines.bitpack_gpu import _PACK_BLOCK, BitpackGpu
+    from tensorca.engines.bitpack.gpu import _PACK_BLOCK, BitpackGpu
 
     launch = BitpackGpu()
     warps = launch.num_warps
@@ -194,8 +194,8 @@ def compile_case(case: Case, rule: str, torus: bool, arch: int = 90) -> Compiled
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from tensorca.engines.bitpack_circuit import rule_table
-    from tensorca.engines.bitpack_gpu_kernels import lane_packing_module, table_module
+    from tensorca.engines.bitpack.circuit import rule_table
+    from tensorca.engines.bitpack.gpu_kernels import lane_packing_module, table_module
     from tensorca.rules import parse_rule
 
     found = tools()

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensorca.engines import get_engine
-from tensorca.engines.bitpack_circuit import (
+from tensorca.engines.bitpack.circuit import (
     bs_table,
     difference_expression,
     evaluate,
@@ -22,7 +22,7 @@ from tensorca.engines.bitpack_circuit import (
     truth_table,
     why_not_bitpack,
 )
-from tensorca.engines.bitpack_pack import last_word_mask, n_words, pack, unpack
+from tensorca.engines.bitpack.pack import last_word_mask, n_words, pack, unpack
 from tensorca.errors import EngineError, UsageError
 from tensorca.rules import parse_rule, parse_spec
 from tensorca.rules.base import TableRule
@@ -84,7 +84,7 @@ def test_pack_bit_order():
 @given(h=st.integers(1, 4), w=st.integers(1, 150), seed=st.integers(0, 2**32 - 1))
 def test_torch_pack_matches_numpy(h, w, seed):
     torch = pytest.importorskip("torch")
-    from tensorca.engines.bitpack_pack import pack_torch, unpack_torch
+    from tensorca.engines.bitpack.pack import pack_torch, unpack_torch
 
     cells = (np.random.default_rng(seed).random((2, h, w)) < 0.5).astype(np.uint8)
     words = pack_torch(torch.from_numpy(cells))
@@ -98,7 +98,7 @@ def test_torch_pack_matches_numpy(h, w, seed):
 def test_torch_lane_pack(batch, h, w, seed):
     """Lane words: bit j of word [g, y, x] is cell (y, x) of grid 32 g + j; lanes past the batch are 0."""
     torch = pytest.importorskip("torch")
-    from tensorca.engines.bitpack_pack import pack_lanes_torch, unpack_lanes_torch
+    from tensorca.engines.bitpack.pack import pack_lanes_torch, unpack_lanes_torch
 
     cells = (np.random.default_rng(seed).random((batch, h, w)) < 0.5).astype(np.uint8)
     words = pack_lanes_torch(torch.from_numpy(cells * 3))  # any nonzero value is alive
@@ -256,8 +256,8 @@ def test_cpu_word_boundaries(cpu, text, kind):
 @pytest.mark.parametrize("path", ["serial", "whole", "strips"])
 def test_cpu_launch_paths(cpu, path, monkeypatch):
     """Each launch path: one thread, one task per grid (all generations), strips of rows per generation."""
-    import tensorca.engines.bitpack_cpu as bitpack_cpu
-    import tensorca.engines.bitpack_rows as bitpack_rows
+    import tensorca.engines.bitpack.cpu as bitpack_cpu
+    import tensorca.engines.bitpack.rows as bitpack_rows
 
     for module in (bitpack_cpu, bitpack_rows):  # the column kernels' serial path, the row kernels'
         monkeypatch.setattr(module, "SERIAL_WORK", 1 << 40 if path == "serial" else 0)

@@ -13,16 +13,16 @@ import base64
 import numpy as np
 import pytest
 
-from tensorca.engines import bitpack_choice as choice
-from tensorca.engines import bitpack_circuit as circuit
 from tensorca.engines import engine_info, get_engine
+from tensorca.engines.bitpack import choice as choice
+from tensorca.engines.bitpack import circuit as circuit
 from tensorca.errors import EngineError, GridError
 from tensorca.rules import parse_rule, parse_spec
 from tensorca.topology import Topology
 
 from .conftest import golden_cases, golden_start_grid, sha256_grid
 
-gen = pytest.importorskip("tensorca.engines.bitpack_generations")
+gen = pytest.importorskip("tensorca.engines.bitpack.generations")
 
 #: (H, W): one cell, one row, one column, odd and non-square, widths either side of 64 and 128.
 SHAPES = [(1, 1), (1, 5), (17, 3), (7, 13), (13, 63), (11, 65), (6, 130)]
@@ -121,7 +121,7 @@ def test_long_run_cycles_through_every_state(cpu):
 
 def test_launch_paths_and_generic_kernels(cpu, monkeypatch):
     """Serial, whole-grid and strip paths; past the specialised-module cap, the generic kernels."""
-    import tensorca.engines.bitpack_rows as bitpack_rows
+    import tensorca.engines.bitpack.rows as bitpack_rows
 
     rng = np.random.default_rng(9)
     for serial, small in ((1 << 40, 0), (0, 1 << 40), (0, 0)):

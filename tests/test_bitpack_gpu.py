@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("triton", reason="bitpack-gpu needs Triton (pip install triton)")
 
 from tensorca.engines import get_engine  # noqa: E402
-from tensorca.engines.bitpack_pack import pack_lanes_torch, pack_torch, unpack_lanes_torch, unpack_torch  # noqa: E402
+from tensorca.engines.bitpack.pack import pack_lanes_torch, pack_torch, unpack_lanes_torch, unpack_torch  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 
@@ -41,7 +41,7 @@ def reference(cells: np.ndarray, rule, topology, generations: int) -> np.ndarray
 
 
 def launcher(**knobs):
-    from tensorca.engines.bitpack_gpu import BitpackGpu
+    from tensorca.engines.bitpack.gpu import BitpackGpu
 
     return BitpackGpu(**knobs)
 
@@ -76,8 +76,7 @@ def test_whole_kernel_sizes_and_the_forced_fallback(interp, monkeypatch):
     """auto runs whole_kernel up to whole_max_words, a forced "whole" up to WHOLE_FORCED_MAX_WORDS
     (a program holds the whole grid: a 4096^2 grid's would be 512k words), then the step kernel,
     with the same cells; whole programs get warps for 8 words a thread, 4 to 8."""
-    from tensorca.engines import bitpack_gpu
-
+    from tensorca.engines.bitpack import gpu as bitpack_gpu
     launch = launcher()
     assert launch.runs_whole(64, 2) and launch.runs_whole(256, 8) and not launch.runs_whole(257, 8)
     assert launch.runs_whole(256, 32, "whole") and not launch.runs_whole(257, 32, "whole")
@@ -193,8 +192,7 @@ def test_interpreted_lane_kernels_match_reference(interp, text):
 def lane_wrap(request, monkeypatch):
     """Both ways the lane kernels read a torus's wrapped columns (the version-dependent choice of
     bitpack_gpu_kernels.lane_wrap_by_loads), whatever Triton is installed."""
-    from tensorca.engines import bitpack_gpu_kernels
-
+    from tensorca.engines.bitpack import gpu_kernels as bitpack_gpu_kernels
     def clear():
         bitpack_gpu_kernels.kernel_source.cache_clear()
         bitpack_gpu_kernels.planes_source.cache_clear()
@@ -210,7 +208,7 @@ def lane_wrap(request, monkeypatch):
 def test_lane_kernels_wrap_columns_both_ways(interp, lane_wrap, text):
     """Torus columns -1 and w (one-word rows wrap onto themselves), the plane's zeros, spare lanes
     of a tile past the last column; a count rule and a table circuit."""
-    from tensorca.engines.bitpack_gpu_kernels import kernel_source
+    from tensorca.engines.bitpack.gpu_kernels import kernel_source
 
     assert ("mask=rows & (col < 0)" in kernel_source("c")) == lane_wrap
     rule = parse_rule(text)
@@ -225,8 +223,7 @@ def test_lane_kernels_wrap_columns_both_ways(interp, lane_wrap, text):
 
 
 def test_lane_wrap_follows_the_triton_version(monkeypatch):
-    from tensorca.engines import bitpack_gpu_kernels
-
+    from tensorca.engines.bitpack import gpu_kernels as bitpack_gpu_kernels
     for version, by_loads in [("3.6.0", True), ("3.5.1", True), ("3.7.1", False), ("3.9.0", False),
                               ("4.0.0", False), ("3.10.0+git1234", False)]:
         monkeypatch.setattr(bitpack_gpu_kernels.triton, "__version__", version)
@@ -257,7 +254,7 @@ def test_lane_packing_kernels_match_the_torch_layout(interp):
 def test_lane_batches_through_the_engine(interp):
     """The engine runs batches of ``lanes_min_batch`` grids or more lane-per-grid (the same cells
     as the row layout); group counts past one launch are split; zero generations copy."""
-    from tensorca.engines.bitpack_gpu import BitpackGpuEngine
+    from tensorca.engines.bitpack.gpu import BitpackGpuEngine
 
     rule = parse_rule("B36/S23")
     rng = np.random.default_rng(8)

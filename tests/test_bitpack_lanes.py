@@ -1,7 +1,7 @@
 """bitpack-cpu's lane-per-grid path (batches of small grids): exact against the NumPy reference.
 
 The engine contract test runs small batches, which take the row kernels; these batches are large
-enough to run lane-per-grid (:func:`tensorca.engines.bitpack_lanes.use_lanes`).
+enough to run lane-per-grid (:func:`tensorca.engines.bitpack.lanes.use_lanes`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import pytest
 
 pytest.importorskip("numba")
 
-from tensorca.engines import bitpack_lanes, bitpack_tiles, get_engine  # noqa: E402
-from tensorca.engines.bitpack_circuit import count_sets, rule_table  # noqa: E402
+from tensorca.engines import get_engine  # noqa: E402
+from tensorca.engines.bitpack import lanes as bitpack_lanes  # noqa: E402
+from tensorca.engines.bitpack import tiles as bitpack_tiles  # noqa: E402
+from tensorca.engines.bitpack.circuit import count_sets, rule_table  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.topology import Topology  # noqa: E402
 
@@ -288,7 +290,7 @@ def test_groups_side_by_side_match_reference(engines, kind, shape):
 
 
 def test_groups_side_by_side_counts():
-    from tensorca.engines.lanes_layout import SIDE_BY_SIDE_WORDS, groups_side_by_side, l2_bytes
+    from tensorca.engines.bitpack.lanes_layout import SIDE_BY_SIDE_WORDS, groups_side_by_side, l2_bytes
 
     l2 = 2 << 20
     assert groups_side_by_side((256, 18, 18), 2, l2) == 32  # 16^2: rows of 576 words

@@ -1,4 +1,4 @@
-"""bitpack-cpu's column kernels, which skip what has settled (:mod:`tensorca.engines.bitpack_columns`).
+"""bitpack-cpu's column kernels, which skip what has settled (:mod:`tensorca.engines.bitpack.columns`).
 
 A word is skipped when its 3x3 block of words equalled generation t - 2, so every case here runs
 long enough for soups to settle into still lifes and blinkers, with something still moving
@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tensorca.engines.bitpack_cpu as bitpack_cpu
-import tensorca.engines.bitpack_rows as bitpack_rows
-from tensorca.engines import bitpack_circuit as circuit
+import tensorca.engines.bitpack.cpu as bitpack_cpu
+import tensorca.engines.bitpack.rows as bitpack_rows
 from tensorca.engines import get_engine
-from tensorca.engines.bitpack_circuit import rule_table
-from tensorca.engines.bitpack_columns import change_bits, from_columns, to_columns
-from tensorca.engines.bitpack_pack import last_word_mask, pack
+from tensorca.engines.bitpack import circuit as circuit
+from tensorca.engines.bitpack.circuit import rule_table
+from tensorca.engines.bitpack.columns import change_bits, from_columns, to_columns
+from tensorca.engines.bitpack.pack import last_word_mask, pack
 from tensorca.rules import parse_rule
 from tensorca.topology import Topology
 
@@ -280,7 +280,7 @@ def test_settled_ash_is_skipped():
 
 
 def unpack_like(words: np.ndarray, width: int) -> np.ndarray:
-    from tensorca.engines.bitpack_pack import unpack
+    from tensorca.engines.bitpack.pack import unpack
 
     return unpack(words, width)
 

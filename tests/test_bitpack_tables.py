@@ -1,6 +1,6 @@
 """Any two-state 3x3 table bit-packed: Hensel letters, MAP strings, V and H rules (issue 18).
 
-The circuits (:mod:`tensorca.engines.bitpack_bdd`) are checked on all 512 configurations, the
+The circuits (:mod:`tensorca.engines.bitpack.bdd`) are checked on all 512 configurations, the
 engines bit for bit against the NumPy reference on odd non-square grids (torus and plane, widths
 around 64-bit words), and a MAP spelling of a B/S rule must run the B/S rule's own kernels.
 """
@@ -12,10 +12,10 @@ import base64
 import numpy as np
 import pytest
 
-from tensorca.engines import bitpack_choice as choice
-from tensorca.engines import bitpack_circuit as circuit
 from tensorca.engines import get_engine
-from tensorca.engines.bitpack_bdd import (
+from tensorca.engines.bitpack import choice as choice
+from tensorca.engines.bitpack import circuit as circuit
+from tensorca.engines.bitpack.bdd import (
     DC,
     NEIGHBOURS,
     PLANES,
@@ -27,7 +27,7 @@ from tensorca.engines.bitpack_bdd import (
     mux_program,
     table_circuit,
 )
-from tensorca.engines.bitpack_circuit import count_sets, kernel_op_count
+from tensorca.engines.bitpack.circuit import count_sets, kernel_op_count
 from tensorca.families.life_like.hensel import LETTERS
 from tensorca.rules import parse_rule, parse_spec
 from tensorca.topology import Topology
@@ -219,8 +219,8 @@ def test_cpu_random_hensel_and_map(cpu, seed):
 
 def test_cpu_launch_paths_and_generic_kernels(cpu, monkeypatch):
     """Serial, whole-grid and strip paths; past the specialised-module cap, the generic table kernels."""
-    import tensorca.engines.bitpack_cpu as bitpack_cpu
-    import tensorca.engines.bitpack_rows as bitpack_rows
+    import tensorca.engines.bitpack.cpu as bitpack_cpu
+    import tensorca.engines.bitpack.rows as bitpack_rows
 
     rng = np.random.default_rng(9)
     rule = parse_rule("B2-a/S12")
@@ -268,8 +268,8 @@ def test_interpreted_gpu_kernels(text, monkeypatch):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    from tensorca.engines.bitpack_gpu import BitpackGpu
-    from tensorca.engines.bitpack_pack import pack_lanes_torch, pack_torch, unpack_lanes_torch, unpack_torch
+    from tensorca.engines.bitpack.gpu import BitpackGpu
+    from tensorca.engines.bitpack.pack import pack_lanes_torch, pack_torch, unpack_lanes_torch, unpack_torch
 
     rng = np.random.default_rng(11)
     rule = parse_rule(map_text(random_table(rng, b0=True)) if text == "MAPRANDOM" else text)

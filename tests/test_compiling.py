@@ -130,7 +130,7 @@ def test_warm_all_compiles_in_workers_into_the_cache(tmp_path, monkeypatch):
     warm_all(jobs, 2, lambda job, seconds, error: seen.append((job.rule, error)))
     assert sorted(seen)[0][0] == "23/3/3" and sorted(seen)[0][1] == ""
     assert "RuleError" in dict(seen)["nonsense rule"]
-    from tensorca.engines.bitpack_choice import kernel_state
+    from tensorca.engines.bitpack.choice import kernel_state
     from tensorca.rules import parse_rule
 
     assert kernel_state(parse_rule("23/3/3"), "bitpack-cpu") == "disk"  # another process compiled it

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tensorca.engines import bitpack_generations, bitpack_gpu_kernels, bitpack_lanes, bitpack_rows
-from tensorca.engines.bitpack_bdd import table_circuit
-from tensorca.engines.bitpack_circuit import GENERIC, rule_expression
+from tensorca.engines.bitpack import generations as bitpack_generations
+from tensorca.engines.bitpack import gpu_kernels as bitpack_gpu_kernels
+from tensorca.engines.bitpack import lanes as bitpack_lanes
+from tensorca.engines.bitpack import rows as bitpack_rows
+from tensorca.engines.bitpack.bdd import table_circuit
+from tensorca.engines.bitpack.circuit import GENERIC, rule_expression
 from tensorca.families import families
 from tensorca.rules.base import TableRule
 from tensorca.verify import rule_value

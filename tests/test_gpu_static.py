@@ -91,7 +91,7 @@ def test_occupancy_arithmetic(gpu_static):
 
 
 def test_signature_specialises_as_a_launch_would(gpu_static):
-    from tensorca.engines.bitpack_gpu_kernels import table_module
+    from tensorca.engines.bitpack.gpu_kernels import table_module
 
     fn = table_module(b"\x00" * 512).step_kernel
     case = gpu_static.Case("step_kernel", "", {"h": 48, "wp": 3, "rs": 31, "last_mask_i": -1},

@@ -221,7 +221,7 @@ def test_batched_and_small_grids():
 def test_one_torch_engine_steps_every_shape_and_dtype(monkeypatch):
     """The engine keeps one step per rule; the kernel transform is per grid shape and dtype, and a
     compiled step (traced for one shape) is kept per shape: a second size is never given the first's kernel."""
-    from tensorca.engines.torch_engine import TorchEngine
+    from tensorca.engines.tensor.engine import TorchEngine
 
     traced = []
     monkeypatch.setattr(torch, "compile", lambda fn, **_: traced.append(fn) or fn)  # the keys, not the tracer
@@ -238,7 +238,7 @@ def test_one_torch_engine_steps_every_shape_and_dtype(monkeypatch):
 
 @pytest.mark.slow
 def test_compiled_step_runs_a_second_shape():
-    from tensorca.engines.torch_engine import TorchEngine
+    from tensorca.engines.tensor.engine import TorchEngine
 
     engine = TorchEngine(compile=True)
     rule = "R=3,T=10,b=[1],m=0.15,s=0.03,kn=1,gn=1"

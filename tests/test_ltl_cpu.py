@@ -18,7 +18,7 @@ pytest.importorskip("numba")
 
 from tensorca.costmodel import choose  # noqa: E402
 from tensorca.engines import engine_info, get_engine  # noqa: E402
-from tensorca.engines.ltl_cpu import (  # noqa: E402
+from tensorca.engines.ltl.cpu import (  # noqa: E402
     LtlCpuEngine,
     advance_states,
     interval_arrays,

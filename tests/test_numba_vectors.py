@@ -151,8 +151,9 @@ def test_life_lane_kernel_uses_the_widest_vectors(tmp_path):
     code = """
 import json, re
 import numpy as np
-from tensorca.engines import bitpack_lanes, bitpack_tiles
-from tensorca.engines.bitpack_circuit import rule_table
+from tensorca.engines.bitpack import lanes as bitpack_lanes
+from tensorca.engines.bitpack import tiles as bitpack_tiles
+from tensorca.engines.bitpack.circuit import rule_table
 from tensorca.rules import parse_rule
 
 table = rule_table(parse_rule("B3/S23"))

@@ -1,13 +1,13 @@
-"""Numba's row packing (:mod:`tensorca.engines.row_packing`) against NumPy's definition of the
-layout (:func:`tensorca.engines.bitpack_pack.pack` of ``cells == 1``)."""
+"""Numba's row packing (:mod:`tensorca.engines.bitpack.row_packing`) against NumPy's definition of the
+layout (:func:`tensorca.engines.bitpack.pack.pack` of ``cells == 1``)."""
 
 import numpy as np
 import pytest
 
 pytest.importorskip("numba")
 
-from tensorca.engines.bitpack_pack import pack  # noqa: E402
-from tensorca.engines.row_packing import pack_alive  # noqa: E402
+from tensorca.engines.bitpack.pack import pack  # noqa: E402
+from tensorca.engines.bitpack.row_packing import pack_alive  # noqa: E402
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 63), (2, 5, 64), (1, 4, 65), (3, 7, 130), (2, 16, 256),

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tensorca.cache_dirs import numba_cache_path
-from tensorca.engines import bitpack_choice as choice
-from tensorca.engines import bitpack_circuit as circuit
+from tensorca.engines.bitpack import choice as choice
+from tensorca.engines.bitpack import circuit as circuit
 from tensorca.rules import parse_rule
 from tensorca.topology import Topology, parse_topology
 
@@ -227,7 +227,7 @@ def test_why_not_bitpack_reads_the_step_spec():
 
 
 def test_kernel_state_imports_no_framework():
-    code = ("import sys; from tensorca.rules import parse_rule; from tensorca.engines import bitpack_choice as c; "
+    code = ("import sys; from tensorca.rules import parse_rule; from tensorca.engines.bitpack import choice as c; "
             "c.kernel_state(parse_rule('B3/S23'), 'bitpack-cpu'); c.kernel_state(parse_rule('B3/S23'), 'bitpack-gpu'); "
             "print(sorted(m for m in ('numba', 'torch', 'triton') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

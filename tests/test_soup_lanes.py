@@ -20,7 +20,7 @@ from tensorca.analysis.labels import (
 )
 from tensorca.analysis.objects import UNRESOLVED
 from tensorca.engines import get_engine
-from tensorca.engines.bitpack_lanes import pack_lanes
+from tensorca.engines.bitpack.lanes import pack_lanes
 from tensorca.rules import parse_rule
 from tensorca.search import lane_tier, soups, tiled_tier
 from tensorca.search.band_kernels import LINK, band_islands, blocking_islands, scan_planes

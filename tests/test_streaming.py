@@ -8,7 +8,7 @@ pytest.importorskip("numba")
 
 from tensorca._numba import njit  # noqa: E402
 from tensorca.engines import streaming  # noqa: E402
-from tensorca.engines.lanes_layout import l2_bytes  # noqa: E402
+from tensorca.engines.bitpack.lanes_layout import l2_bytes  # noqa: E402
 
 
 @njit(cache=False)

@@ -19,8 +19,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tensorca.engines import get_engine  # noqa: E402
-from tensorca.engines import torch_kernels as K  # noqa: E402
-from tensorca.engines.torch_engine import TorchEngine  # noqa: E402
+from tensorca.engines.tensor import kernels as K  # noqa: E402
+from tensorca.engines.tensor.engine import TorchEngine  # noqa: E402
 from tensorca.errors import EngineError  # noqa: E402
 from tensorca.rules import parse_rule  # noqa: E402
 from tensorca.simulate import run  # noqa: E402
@@ -244,7 +244,7 @@ def test_fused_steps_match_the_reference(path, text, height, width):
     """The step a compiled engine traces (``fused=True``: a torus read through rolls, not a padded
     copy), run eagerly: every rule path, grids of one and two rows or columns, torus and plane. The
     random MAP rule has no symmetry, so a neighbour read from the wrong side shows."""
-    from tensorca.engines.torch_engine import make_step
+    from tensorca.engines.tensor.engine import make_step
 
     rule = rule_value(text)
     cells = soup(np.random.default_rng(height * 100 + width), (2, height, width), rule.n_states)
@@ -261,8 +261,7 @@ def test_fused_steps_match_the_reference(path, text, height, width):
 def test_packed_count_hits_every_count_set():
     """"box == c" on four bytes a word, for every set of counts 0..9 (the complement above five)
     and every count in every byte position."""
-    from tensorca.engines import torch_packed as P
-
+    from tensorca.engines.tensor import packed as P
     values = np.array([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 9], [9, 8, 1, 0]], np.uint8)
     box = torch.from_numpy(values.reshape(1, 1, -1).copy()).to(DEVICE).view(torch.int32)
     for subset in range(1 << 10):
@@ -278,8 +277,8 @@ def test_packed_steps_match_the_reference(text, height, width, monkeypatch):
     """A compiled engine's step for two-state Moore count rules on grids a multiple of 4 wide reads
     four cells an int32 word (run eagerly here): two and three words a row, one and two rows, birth and
     survival sets of every size (more than five are tested as the complement), torus and plane."""
-    from tensorca.engines import torch_packed as P
-    from tensorca.engines.torch_engine import make_step
+    from tensorca.engines.tensor import packed as P
+    from tensorca.engines.tensor.engine import make_step
 
     calls = []
     packed_step = P.moore_count_step
@@ -301,8 +300,8 @@ def test_packed_steps_fall_back_to_bytes_where_words_do_not_fit(monkeypatch):
     """Cells that do not start a word, are not contiguous, are one word wide, are 3-state, or lie on
     a Klein bottle, and steps built with path="count", take the byte step, and still compute the
     reference."""
-    from tensorca.engines import torch_packed as P
-    from tensorca.engines.torch_engine import make_step
+    from tensorca.engines.tensor import packed as P
+    from tensorca.engines.tensor.engine import make_step
 
     monkeypatch.setattr(P, "moore_count_step", lambda *args: pytest.fail("packed step taken"))
     rng = np.random.default_rng(15)

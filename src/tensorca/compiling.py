@@ -43,7 +43,7 @@ _KINDS = (
     ("tensorca.search", "soup-search kernels"),
     ("tensorca.engines.ltl", "Larger than Life kernels"),
     ("tensorca.engines.bitpack", "bit-packed CPU kernels"),
-    ("tensorca.engines.row_packing", "bit-packed CPU kernels"),
+    ("tensorca.engines.bitpack.row_packing", "bit-packed CPU kernels"),
     ("tensorca.engines.streaming", "bit-packed CPU kernels"),
     ("tensorca.margolus", "Margolus block kernels"),
 )

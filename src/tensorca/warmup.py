@@ -95,7 +95,7 @@ def warm(job: WarmJob) -> None:
         if not job.kernels:
             _warm_engine(job)
             return
-        from .engines.bitpack_choice import KERNELS_ENV
+        from .engines.bitpack.choice import KERNELS_ENV
 
         before = os.environ.get(KERNELS_ENV)
         os.environ[KERNELS_ENV] = job.kernels

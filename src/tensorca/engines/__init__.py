@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from ..arrays import TORCH_INSTALL
 from ..families import extra_kinds, register_step
 from .base import Engine
+from .bitpack.lanes_layout import runs_tiled, use_lanes
 from .devices import cpu_and_cuda, cuda_available, cuda_only
 from .info import EngineCost, EngineInfo
-from .lanes_layout import runs_tiled, use_lanes
 from .numpy_reference import NumpyEngine
 from .registry import (
     available_engines,
@@ -59,15 +59,14 @@ def runs_kinds(kinds: frozenset[tuple[str, str]], engine: str) -> Callable[[Step
 
 def bitpack_precheck(spec: StepSpec, topology: Topology) -> bool:
     """Two-state outer-totalistic Moore rules on a plain torus or bounded plane (no framework import)."""
-    from . import bitpack_circuit
-
+    from .bitpack import circuit as bitpack_circuit
     return bitpack_circuit.why_not_bitpack(spec, topology) is None
 
 
 def bitpack_cpu_precheck(spec: StepSpec, topology: Topology) -> bool:
     """:func:`bitpack_precheck`, plus Generations rules over any 3x3 table and noisy two-state ones
     (``bitpack-cpu`` only)."""
-    from . import bitpack_circuit
+    from .bitpack import circuit as bitpack_circuit
     from .stochastic_steps import why_not_bitpack_noisy
 
     if spec.stochastic:
@@ -77,8 +76,7 @@ def bitpack_cpu_precheck(spec: StepSpec, topology: Topology) -> bool:
 
 def moore_bs_precheck(spec: StepSpec, topology: Topology) -> bool:
     """Two-state B/S rules on the Moore neighbourhood (dense-conv's class), plain torus or plane."""
-    from . import bitpack_circuit
-
+    from .bitpack import circuit as bitpack_circuit
     return bitpack_circuit.why_not_moore_bs(spec, topology) is None
 
 
@@ -86,7 +84,7 @@ def bitpack_kernel_state(engine_name: str) -> Callable[[Rule], str]:
     """``rule -> "loaded" | "disk" | "cold" | "none"`` for a bit-packed engine's generated kernels."""
 
     def kernel_state(rule: Rule) -> str:
-        from . import bitpack_choice  # plain Python (no Numba): deferred to keep `import tensorca.engines` light
+        from .bitpack import choice as bitpack_choice
 
         spec = rule.compile()
         if spec.stochastic and engine_name == "bitpack-cpu":  # a noisy rule: its base rule's row kernels
@@ -110,7 +108,7 @@ register(NumpyEngine(), EngineInfo(
 ))
 # Engines that need an optional framework load on first use (see registry.register_lazy).
 register_lazy(EngineInfo(
-    "torch", "tensorca.engines.torch_engine:TorchEngine", requires=("torch",), install=TORCH_INSTALL, imports="torch",
+    "torch", "tensorca.engines.tensor.engine:TorchEngine", requires=("torch",), install=TORCH_INSTALL, imports="torch",
     preference=30, devices=cpu_and_cuda, precheck=runs_kinds(GENERAL_KINDS, "torch"),
     default_costs={
         "cpu": EngineCost(call_s=25e-6, gen_s=40e-6, cell_s=0.5e-9, import_s=0.9),
@@ -121,7 +119,7 @@ register_lazy(EngineInfo(
     },
 ))
 register_lazy(EngineInfo(
-    "dense-conv", "tensorca.engines.dense_conv:DenseConvEngine", requires=("torch",), install=TORCH_INSTALL,
+    "dense-conv", "tensorca.engines.tensor.dense_conv:DenseConvEngine", requires=("torch",), install=TORCH_INSTALL,
     imports="torch", preference=50, devices=cpu_and_cuda, precheck=moore_bs_precheck,
     default_costs={
         "cpu": EngineCost(call_s=40e-6, gen_s=25e-6, cell_s=25e-9, import_s=0.9),
@@ -142,7 +140,7 @@ LANE_CELL_S = 8e-12
 # (the tiles pack at ~0.2e-9 a cell, less than call_cell_s says: the prediction errs high).
 TILE_CELL_S = 10e-12
 register_lazy(EngineInfo(
-    "bitpack-cpu", "tensorca.engines.bitpack_cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
+    "bitpack-cpu", "tensorca.engines.bitpack.cpu:BitpackCpuEngine", requires=("numba",), install=_FAST,
     imports="numba", preference=20, precheck=bitpack_cpu_precheck, kernel_state=bitpack_kernel_state("bitpack-cpu"),
     default_costs={"cpu": EngineCost(call_s=60e-6, call_cell_s=1.0e-9, gen_s=0.6e-6, cell_s=0.08e-9, row_s=30e-9,
                                      compile_s=2.2, load_s=0.12, import_s=0.12,
@@ -150,7 +148,7 @@ register_lazy(EngineInfo(
                                      tiles=runs_tiled, tile_cell_s=TILE_CELL_S)},
 ))
 register_lazy(EngineInfo(
-    "bitpack-gpu", "tensorca.engines.bitpack_gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
+    "bitpack-gpu", "tensorca.engines.bitpack.gpu:BitpackGpuEngine", requires=("torch", "triton"), install=_GPU,
     imports="triton", preference=10, devices=cuda_only, precheck=bitpack_precheck,
     kernel_state=bitpack_kernel_state("bitpack-gpu"),
     default_costs={"cuda": EngineCost(call_s=60e-6, call_cell_s=5e-12, gen_s=6e-6, cell_s=0.1e-12, compile_s=3.0,
@@ -160,14 +158,14 @@ register_lazy(EngineInfo(
 
 def ltl_precheck(spec: StepSpec, topology: Topology) -> bool:
     """Mask counts with interval updates (Larger than Life, HROT) on any bounded topology (no Numba import)."""
-    from .ltl_cpu import why_not_ltl
+    from .ltl.cpu import why_not_ltl
 
     return why_not_ltl(spec, topology) is None
 
 
 def ltl_kernel_state(rule: Rule) -> str:
     """``"loaded" | "disk" | "cold" | "none"`` for ``ltl-cpu``'s Numba kernels (nothing imported to ask)."""
-    from .ltl_cpu import kernel_state
+    from .ltl.cpu import kernel_state
 
     return kernel_state(rule)
 
@@ -179,7 +177,7 @@ def ltl_kernel_state(rule: Rule) -> str:
 # loops), hence row_s. Cold compile 6.8 s of CPU for the first rule, 2.5-3.5 s for each other
 # (kernel, count dtype); loading them from Numba's cache ~0.5 s.
 register_lazy(EngineInfo(
-    "ltl-cpu", "tensorca.engines.ltl_cpu:LtlCpuEngine", requires=("numba",), install=_FAST, imports="numba",
+    "ltl-cpu", "tensorca.engines.ltl.cpu:LtlCpuEngine", requires=("numba",), install=_FAST, imports="numba",
     preference=25, precheck=ltl_precheck, kernel_state=ltl_kernel_state,
     default_costs={"cpu": EngineCost(call_s=80e-6, call_cell_s=0.3e-9, gen_s=10e-6, cell_s=0.25e-9, row_s=100e-9,
                                      compile_s=7.0, load_s=0.5, import_s=0.12)},

@@ -50,7 +50,7 @@ def runs(spec: StepSpec, base_runs: Callable[[StepSpec], bool]) -> bool:
 def why_not_bitpack_noisy(spec: StepSpec, topology: Topology) -> str | None:
     """None when ``bitpack-cpu`` runs the stochastic ``spec`` (noise over a two-state 3x3 table rule on a
     plain torus or bounded plane: :mod:`.bitpack_noise`), else why not (no framework imported)."""
-    from .bitpack_circuit import why_not_bitpack
+    from .bitpack.circuit import why_not_bitpack
 
     if not isinstance(spec.update, NoisyUpdate):
         return f"of the stochastic rules it runs noisy two-state 3x3 rules only, not update {spec.update.kind!r}"
@@ -61,8 +61,8 @@ def why_not_bitpack_noisy(spec: StepSpec, topology: Topology) -> str | None:
 def noisy_kernel_state(spec: StepSpec) -> str:
     """``bitpack-cpu``'s kernel state for a noisy rule: its base rule's row kernels and the word pass
     (:mod:`.bitpack_noise`), the less ready of the two ("none" for a rule it does not run)."""
-    from .bitpack_choice import kernel_key
-    from .bitpack_circuit import READINESS, module_state, rule_table
+    from .bitpack.choice import kernel_key
+    from .bitpack.circuit import READINESS, module_state, rule_table
 
     if why_not_bitpack_noisy(spec, Topology.plane(1, 1)) is not None:
         return "none"
@@ -197,8 +197,7 @@ def torch_stepper(engine: Any, spec: StepSpec, topology: Topology, cells: Any,
     tensor operations only. ``engine``: the torch engine (its step for a noisy rule's base)."""
     import torch
 
-    from . import torch_kernels as K
-
+    from .tensor import kernels as K
     clock = clock or Clock()
     batch, height, width = cells.shape[0], cells.shape[-2], cells.shape[-1]
     draws = TorchDraws(clock, batch, height, width, cells.device)

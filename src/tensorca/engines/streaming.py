@@ -29,7 +29,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .. import _numba  # noqa: F401  Numba's target configured before anything here is compiled
-from .lanes_layout import l2_bytes
+from .bitpack.lanes_layout import l2_bytes
 
 
 @intrinsic

@@ -174,7 +174,7 @@ def register_step(engine: str, kinds: Kinds, target: str) -> None:
     :func:`register_family` does for a family's ``steps``; imported on first use, so registering
     imports no framework). What each engine expects of the function is documented by the engine
     (:mod:`tensorca.engines.numpy_reference`: ``step(cells, spec, topology) -> cells``;
-    :mod:`tensorca.engines.torch_engine`: ``build(spec, topology, device) -> step(cells) -> cells``)."""
+    :mod:`tensorca.engines.tensor.engine`: ``build(spec, topology, device) -> step(cells) -> cells``)."""
     if not isinstance(target, str) or target.count(":") != 1:
         raise UsageError(f"step target must be 'module:function', got {target!r}")
     key = (engine, (str(kinds[0]), str(kinds[1])))

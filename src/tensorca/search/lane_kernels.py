@@ -1,7 +1,7 @@
 """Numba kernels that read and edit soups held in lanes, without unpacking the batch.
 
 A soup search keeps its first tier of planes in the lane layout of
-:mod:`tensorca.engines.bitpack_lanes`: a group of 64 planes is one ``(P + 2, P + 2)`` uint64 array
+:mod:`tensorca.engines.bitpack.lanes`: a group of 64 planes is one ``(P + 2, P + 2)`` uint64 array
 (one-word dead frame) whose bit ``i`` at ``[y + 1, x + 1]`` is cell ``(y, x)`` of plane ``i``.
 Everything the search asks of a plane after each chunk is answered here on the packed words, 64
 planes per word operation:
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
-from ..engines.lanes_layout import BYTE_HIGH, BYTE_LOW
+from ..engines.bitpack.lanes_layout import BYTE_HIGH, BYTE_LOW
 
 #: Bits of the per-lane population counters (bit-sliced): planes up to 2^20 - 1 cells.
 COUNTER_BITS = 20
@@ -172,7 +172,7 @@ def scan_groups(lanes: np.ndarray, snapshot: np.ndarray, guard: int, pops: np.nd
 @njit(cache=True)
 def scan_tiles(a: np.ndarray, guard: int) -> tuple[int, bool]:
     """Population of one plane held as 64 lane tiles (``a`` ``(th + 2, tw + 2)`` uint64, the layout
-    of :func:`tensorca.engines.bitpack_tiles.pack_tiles`: lane ``8 ty + tx`` is tile ``(ty, tx)``;
+    of :func:`tensorca.engines.bitpack.tiles.pack_tiles`: lane ``8 ty + tx`` is tile ``(ty, tx)``;
     the halo is not read), and whether a live cell lies within ``guard`` (at most ``th``, ``tw``)
     cells of the plane's edge: the top ``guard`` rows of tile row 0 (lanes 0..7), the bottom ones
     of tile row 7 (lanes 56..63), the left columns of tile column 0 (bit 0 of each byte), the right

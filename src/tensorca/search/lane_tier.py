@@ -4,7 +4,7 @@
 each plane: population, guard band, stability. With ``bitpack-cpu`` and a 3x3 two-state rule the
 tiers up to ``LANE_MAX_PLANE`` wide (128 and 256: where nearly all of a soup's life is spent, and
 wider tiers hold too few soups to fill a word) never leave the lane layout of
-:mod:`tensorca.engines.bitpack_lanes`:
+:mod:`tensorca.engines.bitpack.lanes`:
 
 - the planes advance ``CHUNK`` generations per call, 64 per word operation, one group after
   another on this thread;
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..crop import crop
-from ..engines.lanes_layout import LANES, groups_side_by_side
+from ..engines.bitpack.lanes_layout import LANES, groups_side_by_side
 from ..rules.base import Rule
 from ..topology import Topology
 from .band_kernels import scan_planes
@@ -61,8 +61,8 @@ def lane_module_for(rule: Rule) -> Any | None:
 
     if not HAVE_NUMBA:  # the lane kernels are compiled code only
         return None
-    from ..engines.bitpack_circuit import rule_table, why_not_bitpack
-    from ..engines.bitpack_lanes import lanes_module
+    from ..engines.bitpack.circuit import rule_table, why_not_bitpack
+    from ..engines.bitpack.lanes import lanes_module
 
     spec = rule.compile()
     if spec.n_states != 2 or why_not_bitpack(spec, Topology.plane(8, 8)) is not None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..cpu_load import numba_threads, numba_threads_capped
-from ..engines.lanes_layout import TILES, use_tiles
+from ..engines.bitpack.lanes_layout import TILES, use_tiles
 from .lane_kernels import scan_tiles
 
 
@@ -33,7 +33,7 @@ class TiledPlanes:
     def __init__(self, size: int, module: Any):
         if not tiled_planes_fit(size):
             raise ValueError(f"{size}-wide planes cannot be held as 64 lane tiles")
-        from ..engines import bitpack_tiles  # imports Numba: only once a lane module exists
+        from ..engines.bitpack import tiles as bitpack_tiles
 
         self.size = size
         self.module = module

@@ -17,7 +17,7 @@ Around the engine call it does four things, all without changing the result by a
   ``N`` generations and at the end (:mod:`tensorca.persist.npz`); Ctrl-C writes the last completed
   state before :class:`Interrupted` propagates; :func:`resume` continues bit for bit;
 - **observers**: ``observe=Population(every=k)`` collects the population every ``k`` generations
-  on the device (torch engines count inside :meth:`~tensorca.engines.torch_engine.TorchEngine.advance_observed`)
+  on the device (torch engines count inside :meth:`~tensorca.engines.tensor.engine.TorchEngine.advance_observed`)
   and reads it back once at the end.
 
 The modules: :mod:`.api` (the entry points), :mod:`.checks` (argument checks), :mod:`.select`

@@ -31,8 +31,7 @@ def torch_build(spec, topology, device):
     """``step(cells) -> cells`` on ``device``: the same prefix sums in int64 tensors."""
     import torch
 
-    from tensorca.engines import torch_kernels
-
+    from tensorca.engines.tensor import kernels as torch_kernels
     radius, at_least = spec.perceive.radius, spec.update.at_least
     kind = torch_kernels.padding(topology, radius, device)
     side = 2 * radius + 1

@@ -122,8 +122,7 @@ def torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     """``step(cells) -> cells`` for ``(B, H, W)`` float tensors on ``device`` (see the module docstring)."""
     import torch
 
-    from ...engines import torch_kernels as K
-
+    from ...engines.tensor import kernels as K
     perceive: KernelFFT = spec.perceive  # type: ignore[assignment]
     update: GrowthUpdate = spec.update  # type: ignore[assignment]
     radius, gn, T = perceive.R, update.gn, update.T

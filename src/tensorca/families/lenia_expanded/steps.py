@@ -117,8 +117,7 @@ def engine_torch_build(spec: StepSpec, topology: Topology, device: Any) -> Any:
     """
     import torch
 
-    from ...engines import torch_kernels as K
-
+    from ...engines.tensor import kernels as K
     world: ExpandedLenia = spec.perceive.world  # type: ignore[union-attr]
     radius = _padding(topology, world)
     padding = K.padding(topology, radius, device) if radius else None

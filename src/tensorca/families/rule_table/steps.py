@@ -68,8 +68,7 @@ def torch_tree_build(spec, topology, device):
     """``step(cells) -> cells`` for a tree rule on ``device`` (dense lookup when it fits)."""
     import torch
 
-    from ...engines import torch_kernels as K
-
+    from ...engines.tensor import kernels as K
     tree = spec.update.tree
     order, n, r = spec.perceive.offsets, tree.n_states, spec.reach
     kind = K.padding(topology, r, device)
@@ -212,8 +211,7 @@ def torch_super_build(spec, topology, device):
     """``step(cells) -> cells`` for a Super/History rule on ``device`` (History: one table lookup)."""
     import torch
 
-    from ...engines import torch_kernels as K
-
+    from ...engines.tensor import kernels as K
     kind = K.padding(topology, 1, device)
     table = torch.from_numpy(np.frombuffer(spec.update.table, dtype=np.uint8).copy()).to(device)
     offsets, mode = TYPE_OFFSETS[spec.perceive.neighbourhood], spec.update.mode

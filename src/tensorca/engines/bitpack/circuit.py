@@ -42,11 +42,11 @@ from types import ModuleType
 
 import numpy as np
 
-from ..cache_dirs import cache_epoch, cache_root, compiled_on_disk, numba_cache_dir
-from ..errors import EngineError
-from ..rules.base import Rule
-from ..rules.stepspec import StepSpec, TableUpdate
-from ..topology import Topology
+from ...cache_dirs import cache_epoch, cache_root, compiled_on_disk, numba_cache_dir
+from ...errors import EngineError
+from ...rules.base import Rule
+from ...rules.stepspec import StepSpec, TableUpdate
+from ...topology import Topology
 
 #: Input names of the rule expression, bit 0 of the truth-table index first.
 INPUTS = ("t0", "t1", "t2", "t3", "c")

@@ -36,17 +36,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit, numba, prange
-from ..cpu_load import numba_threads_capped
-from ..families.stochastic.rule import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
-from ..randomness import G1, G2, MASK64, P_BITS, Clock, key_prefix, mask_digits, quantize
-from ..topology import Topology
-from .bitpack_circuit import rule_table, why_not_bitpack
-from .bitpack_pack import last_word_mask, unpack
-from .bitpack_rows import SMALL_GRID_WORDS, table_kernels_for
-from .numpy_reference import step as reference_step
+from ..._numba import njit, numba, prange
+from ...cpu_load import numba_threads_capped
+from ...families.stochastic.rule import ASYNC_DRAW, BIRTH_DRAW, SURVIVAL_DRAW, NoisyUpdate
+from ...randomness import G1, G2, MASK64, P_BITS, Clock, key_prefix, mask_digits, quantize
+from ...topology import Topology
+from ..numpy_reference import step as reference_step
+from ..stochastic_steps import NOISE_LOADED, advance_numpy, why_not_bitpack_noisy
+from .circuit import rule_table, why_not_bitpack
+from .pack import last_word_mask, unpack
 from .row_packing import pack_alive
-from .stochastic_steps import NOISE_LOADED, advance_numpy, why_not_bitpack_noisy
+from .rows import SMALL_GRID_WORDS, table_kernels_for
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ...errors import UsageError
 
 _WORD_DTYPE = {64: np.dtype("<u8"), 32: np.dtype("<u4")}
 

@@ -51,24 +51,24 @@ from types import ModuleType
 
 import numpy as np
 
-from .._numba import numba  # the engine is registered lazily; this import is what it needs
-from ..cpu_load import numba_threads_capped
-from ..errors import EngineError
-from ..randomness import Clock
-from ..rules.base import Rule
-from ..topology import Topology
-from .base import Engine
-from .bitpack_choice import specialise_in_background
-from .bitpack_circuit import rule_table
-from .bitpack_columns import change_bits, from_columns, to_columns
-from .bitpack_generations import advance_states
-from .bitpack_lanes import advance_lanes
-from .bitpack_noise import advance_stochastic, why_not_packed
-from .bitpack_pack import last_word_mask, unpack
-from .bitpack_rows import SERIAL_WORK, run_row_kernels, table_kernels_for
-from .bitpack_tiles import advance_tiled
+from ..._numba import numba  # the engine is registered lazily; this import is what it needs
+from ...cpu_load import numba_threads_capped
+from ...errors import EngineError
+from ...randomness import Clock
+from ...rules.base import Rule
+from ...topology import Topology
+from ..base import Engine
+from .choice import specialise_in_background
+from .circuit import rule_table
+from .columns import change_bits, from_columns, to_columns
+from .generations import advance_states
+from .lanes import advance_lanes
 from .lanes_layout import runs_tiled, use_lanes
+from .noise import advance_stochastic, why_not_packed
+from .pack import last_word_mask, unpack
 from .row_packing import pack_alive
+from .rows import SERIAL_WORK, run_row_kernels, table_kernels_for
+from .tiles import advance_tiled
 
 #: Widest rows (in words) that run the column kernels (:func:`use_columns`).
 COLUMN_MAX_WORDS = 32

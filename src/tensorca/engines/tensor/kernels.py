@@ -38,10 +38,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..errors import EngineError
-from ..rules.neighbourhoods import TABLE_WEIGHTS, weight_levels
-from ..topology import Topology, padding_ring
-from .numpy_grid import mask_runs  # the runs of a mask are plain Python: share them
+from ...errors import EngineError
+from ...rules.neighbourhoods import TABLE_WEIGHTS, weight_levels
+from ...topology import Topology, padding_ring
+from ..numpy_grid import mask_runs  # the runs of a mask are plain Python: share them
 
 
 def wrap_index(size: int, radius: int, device: torch.device) -> torch.Tensor:

@@ -19,11 +19,11 @@ from types import ModuleType
 
 import numpy as np
 
-from .._numba import njit, numba, prange
-from ..cpu_load import numba_threads_capped
-from .bitpack_lanes import lanes_module
+from ..._numba import njit, numba, prange
+from ...cpu_load import numba_threads_capped
+from ..streaming import fence_streaming, store_streaming, streams
+from .lanes import lanes_module
 from .lanes_layout import BYTE_HIGH, BYTE_LOW, TILES, l2_bytes, use_tiles
-from .streaming import fence_streaming, store_streaming, streams
 
 
 @njit(cache=True)

@@ -2,7 +2,7 @@
 
 Cells stay ``uint8`` ``(B, H, W)`` tensors on their device. One generation runs the rule's step
 spec (:meth:`~tensorca.rules.base.Rule.compile`), *perceive* then *update* (kernels in
-:mod:`tensorca.engines.torch_kernels`):
+:mod:`tensorca.engines.tensor.kernels`):
 
 - ``index3x3`` / ``table`` (two-state 3x3 rules and Generations): the 9-bit neighbourhood index
   of the state-1 cells, looked up in the 512-entry table (``path="index"``; ``path="conv"``
@@ -42,18 +42,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..cpu_load import torch_threads, torch_threads_capped
-from ..errors import EngineError, UsageError
-from ..families.registry import extra_kinds, kernel_cell_bytes, step_for
-from ..randomness import Clock
-from ..rules.base import Rule
-from ..rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
-from ..topology import Topology
-from . import torch_kernels as K
-from . import torch_packed as P
-from .base import Engine
-from .stochastic_steps import runs as stochastic_runs
-from .stochastic_steps import torch_stepper
+from ...cpu_load import torch_threads, torch_threads_capped
+from ...errors import EngineError, UsageError
+from ...families.registry import extra_kinds, kernel_cell_bytes, step_for
+from ...randomness import Clock
+from ...rules.base import Rule
+from ...rules.stepspec import Index3x3, IntervalUpdate, MaskCount, TableUpdate, WeightedCount
+from ...topology import Topology
+from ..base import Engine
+from ..stochastic_steps import runs as stochastic_runs
+from ..stochastic_steps import torch_stepper
+from . import kernels as K
+from . import packed as P
 
 Step = Callable[[torch.Tensor], torch.Tensor]
 
@@ -104,9 +104,9 @@ def make_step(rule: Rule, topology: Topology, device: torch.device, path: str = 
     Dispatches on the rule's step spec. The rule's tables are moved to ``device`` once, here; the
     returned function only launches tensor operations. ``fused``: the step is for
     ``torch.compile``, so 3x3 neighbourhoods on a torus are read through rolls, which Inductor
-    fuses into one kernel (:func:`~tensorca.engines.torch_kernels.moore_box_count`), and two-state
+    fuses into one kernel (:func:`~tensorca.engines.tensor.kernels.moore_box_count`), and two-state
     Moore count rules on a torus or plane a multiple of 4 and at least 8 wide work on four cells an
-    ``int32`` word (:func:`~tensorca.engines.torch_packed.moore_count_step`) unless ``path`` is
+    ``int32`` word (:func:`~tensorca.engines.tensor.packed.moore_count_step`) unless ``path`` is
     ``"count"``.
     """
     spec = rule.compile()

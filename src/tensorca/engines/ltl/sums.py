@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
+from ..._numba import njit
 
 
 @njit(cache=True, nogil=True)

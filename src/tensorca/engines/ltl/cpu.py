@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cache_dirs import cache_epoch, compiled_on_disk, numba_cache_dir
-from ..cpu_load import free_cores
-from ..errors import EngineError
-from ..rules.base import Rule
-from ..rules.stepspec import MaskCount, StepSpec
-from ..topology import Topology, padding_ring
-from .base import Engine
+from ...cache_dirs import cache_epoch, compiled_on_disk, numba_cache_dir
+from ...cpu_load import free_cores
+from ...errors import EngineError
+from ...rules.base import Rule
+from ...rules.stepspec import MaskCount, StepSpec
+from ...topology import Topology, padding_ring
+from ..base import Engine
 
 #: Largest count kept in ``uint16`` lanes; larger neighbourhoods count in ``uint32``.
 UINT16_MAX = 65535
@@ -218,9 +218,8 @@ def advance_states(cells: np.ndarray, spec: StepSpec, topology: Topology, genera
     """``generations`` (>= 1) steps of ``spec`` (mask count, intervals) on ``(B, H, W)`` ``uint8``
     states; a new array. ``threads``: split the work as if for that many threads (default: Numba's
     thread count, fewer for small work), run on at most Numba's thread count."""
-    from .._numba import numba
-    from . import ltl_sums
-
+    from ..._numba import numba
+    from . import sums as ltl_sums
     perceive = spec.perceive
     if why_not_ltl(spec, topology) is not None or not isinstance(perceive, MaskCount):
         raise EngineError(f"ltl-cpu cannot run {spec.kinds} on {topology}: {why_not_ltl(spec, topology)}")

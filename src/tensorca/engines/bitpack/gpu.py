@@ -61,14 +61,14 @@ from typing import Any
 import torch
 import triton  # noqa: F401  (the engine is registered lazily; this import is what it needs)
 
-from ..errors import EngineError, UsageError
-from ..rules.base import Rule
-from ..topology import Topology
-from .base import Engine
-from .bitpack_circuit import rule_table, why_not_bitpack
-from .bitpack_gpu_kernels import interpreting, lane_packing_module, table_module
-from .bitpack_pack import LANES_32 as LANES
-from .bitpack_pack import last_word_mask, pack_torch, unpack_torch
+from ...errors import EngineError, UsageError
+from ...rules.base import Rule
+from ...topology import Topology
+from ..base import Engine
+from .circuit import rule_table, why_not_bitpack
+from .gpu_kernels import interpreting, lane_packing_module, table_module
+from .pack import LANES_32 as LANES
+from .pack import last_word_mask, pack_torch, unpack_torch
 
 #: CUDA caps a launch grid's second and third dimensions at 65535 programs; the batch is the third.
 MAX_GRIDS_PER_LAUNCH = 65535

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import os
 
-from .. import background
-from ..cache_dirs import cache_epoch
-from ..rules.base import Rule
-from ..rules.stepspec import StepSpec
-from ..topology import Topology
-from ..warm_jobs import WarmJob
-from .bitpack_bdd import is_count_circuit, table_circuit
-from .bitpack_circuit import (
+from ... import background
+from ...cache_dirs import cache_epoch
+from ...rules.base import Rule
+from ...rules.stepspec import StepSpec
+from ...topology import Topology
+from ...warm_jobs import WarmJob
+from .bdd import is_count_circuit, table_circuit
+from .circuit import (
     GENERIC,
     GENERIC_GENERATIONS,
     GENERIC_TABLE,

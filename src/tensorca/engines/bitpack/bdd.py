@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .bitpack_circuit import (
+from .circuit import (
     NEIGHBOURS,
     best_expression,
     count_sets,

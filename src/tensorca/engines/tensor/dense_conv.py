@@ -15,12 +15,12 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ..errors import EngineError
-from ..rules.base import Rule
-from ..rules.stepspec import TableUpdate
-from ..topology import Topology
-from .base import Engine
-from .torch_kernels import moore_count_table
+from ...errors import EngineError
+from ...rules.base import Rule
+from ...rules.stepspec import TableUpdate
+from ...topology import Topology
+from ..base import Engine
+from .kernels import moore_count_table
 
 
 def life_like_sets(rule: Rule) -> tuple[tuple[int, ...], tuple[int, ...]] | None:

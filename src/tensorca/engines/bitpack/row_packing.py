@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
-from .bitpack_pack import n_words, pack
+from ..._numba import njit
+from .pack import n_words, pack
 
 
 @njit(cache=True)
