@@ -136,6 +136,34 @@ def test_warm_all_compiles_in_workers_into_the_cache(tmp_path, monkeypatch):
     assert kernel_state(parse_rule("23/3/3"), "bitpack-cpu") == "disk"  # another process compiled it
 
 
+def test_ltl_kernels_compiled_by_another_process_are_on_disk(tmp_path, monkeypatch):
+    """ltl-cpu asks Numba's index files by name: compiled in a worker, they read as "disk" here (a module
+    renamed without its index pattern made auto run Larger than Life on NumPy after `tensorca warmup`)."""
+    monkeypatch.setenv("TENSORCA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    from tensorca.engines import engine_info
+    from tensorca.rules import parse_rule
+
+    rule = parse_rule("R2,C0,M1,S3..8,B4..6,NM")  # not asked before: the answer is kept per cache epoch
+    seen = []
+    warm_all([WarmJob("engine", rule.canonical(), "ltl-cpu", (1, 32, 32), "torus", 2)], 1,
+             lambda job, seconds, error: seen.append(error))
+    assert seen == [""]
+    assert engine_info("ltl-cpu").kernel_state(rule) == "disk"
+
+
+def test_index_patterns_name_the_modules_they_ask_about():
+    """The index files Numba writes are named after the module file: the patterns kernel_state globs for
+    must name the files that exist (the noisy word pass and the Larger than Life sums)."""
+    from tensorca.engines import stochastic_steps
+    from tensorca.engines.bitpack import noise
+    from tensorca.engines.ltl import cpu, sums
+
+    assert cpu._INDEX.split(".")[0] == Path(sums.__file__).stem
+    source = Path(stochastic_steps.__file__).parent / "bitpack" / "noise.py"
+    assert source == Path(noise.__file__) and hasattr(noise, "noise_pass")
+
+
 def test_warmup_command_lists_its_jobs_and_runs_a_subset(tmp_path):
     listed = _tensorca(["warmup", "--list"], tmp_path)
     assert listed.returncode == 0 and "HashLife" in listed.stdout and "Larger than Life" in listed.stdout

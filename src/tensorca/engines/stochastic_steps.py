@@ -74,8 +74,8 @@ def noisy_kernel_state(spec: StepSpec) -> str:
 
         from ..cache_dirs import compiled_on_disk
 
-        source = Path(__file__).with_name("bitpack_noise.py")
-        noise = "disk" if compiled_on_disk(source, "bitpack_noise.noise_pass-*.nbi") else "cold"
+        source = Path(__file__).parent / "bitpack" / "noise.py"
+        noise = "disk" if compiled_on_disk(source, "noise.noise_pass-*.nbi") else "cold"
     return max(row_kernels, noise, key=READINESS.index)
 
 

@@ -136,14 +136,14 @@ CELLS_PER_THREAD = 1 << 16
 #: ``"<kernel>-<count dtype>"`` (``"moore-uint8"``...) whose driver this process has run (loaded or compiled).
 _LOADED: set[str] = set()
 #: Numba's cache index of the driver: present once it was compiled on this machine.
-_INDEX = "ltl_sums.run_*-*.nbi"
+_INDEX = "sums.run_*-*.nbi"  # Numba names an index after the module file (sums.py) and the function
 
 
 @functools.lru_cache(maxsize=4)
 def _compiled_on_disk(root: str, epoch: int) -> bool:
     """True when Numba's cache under ``root`` (:func:`~tensorca.cache_dirs.numba_cache_dir`)
     holds the driver of :mod:`.ltl_sums` (``epoch``: :func:`~tensorca.cache_dirs.cache_epoch`)."""
-    return compiled_on_disk(Path(__file__).with_name("ltl_sums.py"), _INDEX)
+    return compiled_on_disk(Path(__file__).with_name("sums.py"), _INDEX)
 
 
 def kernel_state(rule: Rule) -> str:
