@@ -335,3 +335,35 @@ def test_tree_backed_pattern_card_states_its_bounding_box_not_the_pictures():
     assert tree.tree_backed
     macrocell = tensorca.io.loads(tensorca.io.dumps(tree, "macrocell"))  # as a .mc file loads
     assert macrocell.tree_backed and card(macrocell._repr_html_()) == rows
+
+
+def test_the_new_systems_draw_in_a_notebook():
+    """Ising spins (-1/+1), sandpile heights and Flow Lenia mass (floats past 1) draw with show()."""
+    from tensorca import spins
+    from tensorca.lenia import flow_creature, run_flow
+    from tensorca.sandpile import identity
+
+    up = np.ones((8, 8), np.int8)
+    up[2, 3] = -1
+    image = centres(decode(to_png(up)), 32)
+    assert tuple(image[2, 3]) == DEAD and tuple(image[0, 0]) == LIVE  # down: colour 0, up: colour 1
+    lattice = spins.ising((32, 32), 1.5, 3, seed=1)
+    assert decode(show(lattice)._repr_png_()).shape == (1024, 1024, 3)
+    with pytest.raises(GridError, match="span at most 256"):
+        to_png(np.array([[-1, 300]]))
+
+    heights = identity(16)
+    colours = state_colours(4)
+    image = centres(decode(to_png(heights)), 32)
+    assert {tuple(c) for c in image.reshape(-1, 3)} == {tuple(int(v) for v in colours[h]) for h in np.unique(heights)}
+
+    ring = flow_creature("FOr")
+    mass = run_flow(ring.field((48, 48)), ring.world, 100)[0]
+    assert mass.max() > 1.0  # the ring's mass gathers past 1 a cell
+    image = centres(decode(to_png(mass)), fit(mass.shape)[1])
+    peak = np.unravel_index(np.argmax(mass), mass.shape)
+    assert tuple(image[peak]) == tuple(colormap("viridis")[255])  # scaled by the largest: not clipped flat
+    half = mass.max() / 2
+    near_half = np.unravel_index(np.argmin(np.abs(mass - half)), mass.shape)
+    assert tuple(image[near_half]) != tuple(colormap("viridis")[255])
+    assert "mass" in card(show(mass)._repr_html_())

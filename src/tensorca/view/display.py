@@ -5,7 +5,8 @@
 integer factor ``f`` with a max-pool, so a pixel is on when any cell of its ``f x f`` block is (a
 lone glider in a huge universe stays visible). Discrete states use the render palette (or an
 ``@COLORS`` table); floats in ``[0, 1]`` (Lenia) use a colormap. The PNG is palette-indexed, so a
-4096 x 4096 soup encodes in a few milliseconds.
+4096 x 4096 soup encodes in a few milliseconds. Ising spins (``-1/+1``), sandpile heights and
+Potts states draw as states; Flow Lenia's mass (floats that pass 1) is scaled by its largest value.
 
     import tensorca
     tensorca.show(tensorca.run(grid, "B3/S23", 100), generation=100)   # in a notebook cell: the picture
@@ -81,8 +82,14 @@ def _discrete_indices(cells: np.ndarray, n_states: int, shrink: int) -> tuple[np
     """Pooled ``uint8`` states and the number of states. Pooling prefers live (1) over decaying
     states (2, 3, ...) over dead (0): keys ``(n - s) % n`` are pooled, and the map is its own inverse."""
     if cells.dtype != np.uint8:
-        if cells.size and (cells.min() < 0 or cells.max() > 255):
-            raise GridError(f"cell states must lie in 0..255, got {cells.min()}..{cells.max()}")
+        low, high = (int(cells.min()), int(cells.max())) if cells.size else (0, 0)
+        if low == -1 and high <= 1 and not (cells == 0).any():  # Ising spins: down dead, up live
+            cells = (cells > 0).astype(np.uint8)
+        elif low < 0 and high - low <= 255:  # other signed states: the lowest is colour 0
+            cells = cells.astype(np.int64) - low
+        elif low < 0 or high > 255:
+            raise GridError(f"cell states must lie in 0..255 (or span at most 256 values from a negative "
+                            f"lowest, as Ising spins do), got {low}..{high}")
         cells = cells.astype(np.uint8)
     pooled = pool_max(cells, shrink)
     n = max(int(n_states), int(pooled.max()) + 1 if pooled.size else 0, 2)
@@ -93,8 +100,12 @@ def _discrete_indices(cells: np.ndarray, n_states: int, shrink: int) -> tuple[np
 
 
 def _float_indices(cells: np.ndarray, shrink: int) -> np.ndarray:
-    """Pooled floats in ``[0, 1]`` (NaN as 0) quantised to ``0..254``; 255 is left for grid lines."""
-    values = np.nan_to_num(pool_max(cells, shrink).astype(np.float32, copy=False), nan=0.0)
+    """Pooled floats in ``[0, 1]`` (NaN as 0) quantised to ``0..254``; 255 is left for grid lines.
+    Values above 1 (Flow Lenia's mass gathers past 1 a cell) scale the picture by the largest one."""
+    values = np.nan_to_num(pool_max(cells, shrink).astype(np.float32, copy=False), nan=0.0, posinf=0.0, neginf=0.0)
+    top = float(values.max()) if values.size else 0.0
+    if top > 1.0:
+        values = values / np.float32(top)
     return np.rint(np.clip(values, 0.0, 1.0) * 254.0).astype(np.uint8)
 
 
@@ -130,8 +141,11 @@ def to_png(cells: Any, *, n_states: int = 2, max_px: int = 1024, palette: np.nda
            colormap_name: str = "viridis", max_cell_px: int = MAX_CELL_PX) -> bytes:
     """PNG bytes of a ``(H, W)`` grid.
 
-    ``cells``: uint8 (or any integer, bool) states ``0..255``, or floats in ``[0, 1]`` drawn
-    with ``colormap_name`` (``viridis``, ``magma``, ``gray``); a NumPy array or a torch tensor.
+    ``cells``: uint8 (or any integer, bool) states ``0..255`` (sandpile heights, Potts states;
+    Ising spins ``-1/+1`` as states 0 and 1; other signed states spanning at most 256 values: the
+    lowest is colour 0),
+    or floats in ``[0, 1]`` drawn with ``colormap_name`` (``viridis``, ``magma``, ``gray``;
+    floats above 1, Flow Lenia's mass, are scaled by the largest); a NumPy array or a torch tensor.
     ``n_states``: colours to allot (raised to the largest state + 1). ``palette``: ``(n, 3)``
     uint8 colours per state (a rule table's ``@COLORS``). At most ``max_px`` pixels a side, cells
     at most ``max_cell_px`` and at least 1 pixel; bigger grids are max-pooled (any-on).
@@ -381,8 +395,8 @@ class Shown:
 
 
 def show(x: Any, **kw: Any) -> Shown:
-    """A displayable view of ``x``: a ``(H, W)`` array or tensor of states (or floats in [0, 1]), a
-    batch of one, or a :class:`~tensorca.Pattern` (a tree-backed one is drawn from its tree). ``kw``:
+    """A displayable view of ``x``: a ``(H, W)`` array or tensor of states (or floats in [0, 1]; Ising
+    spins, sandpile heights and Flow Lenia mass as :func:`to_png` says), a batch of one, or a :class:`~tensorca.Pattern` (a tree-backed one is drawn from its tree). ``kw``:
     ``rule``, ``topology``, ``generation``, ``n_states``, ``palette``, ``colormap_name``, ``max_px``
     (see :class:`Shown`, :func:`to_png`). An array carries no generation: pass ``generation=``, or
     the card says "unknown". In a notebook the last expression ``tensorca.show(grid)`` draws;
