@@ -396,7 +396,8 @@ class Shown:
 
 def show(x: Any, **kw: Any) -> Shown:
     """A displayable view of ``x``: a ``(H, W)`` array or tensor of states (or floats in [0, 1]; Ising
-    spins, sandpile heights and Flow Lenia mass as :func:`to_png` says), a batch of one, or a :class:`~tensorca.Pattern` (a tree-backed one is drawn from its tree). ``kw``:
+    spins, sandpile heights and Flow Lenia mass as :func:`to_png` says), a batch of one, or a
+    :class:`~tensorca.Pattern` (a tree-backed one is drawn from its tree). ``kw``:
     ``rule``, ``topology``, ``generation``, ``n_states``, ``palette``, ``colormap_name``, ``max_px``
     (see :class:`Shown`, :func:`to_png`). An array carries no generation: pass ``generation=``, or
     the card says "unknown". In a notebook the last expression ``tensorca.show(grid)`` draws;
