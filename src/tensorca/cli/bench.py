@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="fit the cost model of backend=auto to these measurements and save it in the user cache")
     p.add_argument("--runs", type=_args.integer(1, 100), default=None, metavar="N",
                    help="--calibrate: sweeps to take the median of (default 3); a warning says when they disagree")
+    p.add_argument("--systems", nargs="?", const="all", metavar="NAMES",
+                   help="measure the CA beyond rules instead (stochastic, margolus, sandpile, spins, flow-lenia; "
+                        "comma-separated, default all), each against a baseline in the same run")
     p.set_defaults(func=cmd_bench)
 
 
@@ -52,6 +55,9 @@ def _us(seconds: float | None) -> str:
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..benchmark import bench
     from ..engines import engine_names
+
+    if args.systems is not None:
+        return cmd_bench_systems(args)
 
     engines = args.engines.split(",") if args.engines else None
     unknown = [name for name in engines or [] if name not in engine_names()]
@@ -174,3 +180,49 @@ def save_calibration(args: argparse.Namespace, report, on_row) -> None:
             "noisy": result.noisy}
     path = save(result.values, meta=meta)
     say(f"calibrated {', '.join(sorted(result.values))} (median of {runs} runs); saved {path}")
+
+
+def cmd_bench_systems(args: argparse.Namespace) -> int:
+    """``--systems``: one table of the systems beyond rules, each backend against its baseline."""
+    from ..benchmark.measure import machine
+    from ..benchmark.systems import bench_systems
+
+    clash = [flag for flag, value in (("--engines", args.engines), ("--rule", args.rule != "B3/S23" or None),
+                                      ("--budget", args.budget), ("--compile", args.compile),
+                                      ("--plot", args.plot), ("--calibrate", args.calibrate or None),
+                                      ("--runs", args.runs)) if value]
+    if clash:
+        raise UsageError(f"{clash[0]} does not apply to --systems (it measures the rule sweep)")
+    _args.check_output(args.json, "json", "--json")
+    names = None if args.systems == "all" else [n.strip() for n in args.systems.split(",") if n.strip()]
+    devices = tuple(args.device) if args.device else ("cpu", "cuda")
+
+    def on_row(row) -> None:
+        if sys.stderr.isatty():
+            err.print(f"  {row.system} on {row.backend}@{row.device}: "
+                      f"{'-' if row.seconds is None else f'{row.seconds:.4f} s'}", markup=False, highlight=False)
+
+    import time
+
+    began = time.perf_counter()
+    rows = bench_systems(names, quick=args.quick, devices=devices, on_row=on_row)
+    table = Table(title="tensorca bench --systems: median seconds after a warm-up, ratio to the baseline row "
+                        "measured in the same run", box=box.SIMPLE_HEAD)
+    for column in ("system", "backend@device", "size", "seconds", "rate", "vs baseline"):
+        table.add_column(column, justify="left" if column in ("system", "backend@device", "size") else "right",
+                         no_wrap=column != "system")
+    for row in rows:
+        rate = "-" if row.rate is None else _si(row.rate, row.unit.split("/")[0] + "/s")
+        versus = row.reason or ("baseline" if not row.baseline else
+                                "-" if row.ratio is None else f"{row.ratio:.3g}x {row.baseline}")
+        table.add_row(row.system, f"{row.backend}@{row.device}", row.size,
+                      "-" if row.seconds is None else f"{row.seconds:.4f}", rate, versus)
+    console = wide(200)
+    console.print(table)
+    info = machine()
+    console.print(f"{time.perf_counter() - began:.1f} s on {machine_line(info)}", markup=False, highlight=False)
+    if args.json:
+        payload = {"machine": info, "quick": bool(args.quick), "rows": [r.to_json() for r in rows]}
+        write_bytes_atomic(args.json, json.dumps(payload, indent=1).encode())
+        say(f"wrote {args.json}")
+    return 0
