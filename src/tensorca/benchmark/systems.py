@@ -21,6 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import margolus, spins
+from ..errors import UsageError
+from ..lenia.flow import flow_creature, run_flow
+from ..pattern import Pattern
+from ..sandpile import identity
+from ..simulate import run
 from .measure import median_time
 
 NOISY_LIFE = "B3/S23:pb=0.9,ps=0.99"
@@ -81,8 +87,6 @@ def _soup(shape: tuple[int, int], density: float, seed: int = 1) -> np.ndarray:
 
 def _noisy_life(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[SystemRow]:
     """Noisy Life and deterministic Life on every engine that runs both, at the same size."""
-    import tensorca
-
     plans = [("bitpack-cpu", "cpu", 1024 if quick else 4096, 20 if quick else 100, "fast"),
              ("numpy", "cpu", 512 if quick else 1024, 5 if quick else 10, ""),
              *[("torch", d, 512 if quick else 1024, 5 if quick else 10, "torch") for d in _torch_devices(devices)]]
@@ -99,30 +103,27 @@ def _noisy_life(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator
 
             cells = torch.from_numpy(cells).to(device)
         base = _timed(SystemRow("Life B3/S23", engine, device, size, side * side * gens),
-                      lambda c=cells, e=engine, g=gens: tensorca.run(c, "B3/S23", g, backend=e), repeats)
+                      lambda c=cells, e=engine, g=gens: run(c, "B3/S23", g, backend=e), repeats)
         yield base
         noisy = SystemRow(f"noisy Life {NOISY_LIFE}", engine, device, size, side * side * gens,
                           baseline=f"Life B3/S23 on {engine}@{device}")
-        yield _timed(noisy, lambda c=cells, e=engine, g=gens: tensorca.run(c, NOISY_LIFE, g, seed=7, backend=e),
+        yield _timed(noisy, lambda c=cells, e=engine, g=gens: run(c, NOISY_LIFE, g, seed=7, backend=e),
                      repeats)
 
 
 def _margolus(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[SystemRow]:
     """BBM natively (margolus.run per backend) and as Golly's emulated rule table on the table engine."""
-    import tensorca
-    from tensorca import margolus
-
     side = 256 if quick else 512
     start = _soup((side, side), 0.2)
     table_gens, native_gens = 10, 100
-    golly = tensorca.Pattern(cells=margolus.encode(start, None, (0, 0)), rule=f"BBM-emulated:T{side},{side}")
+    golly = Pattern(cells=margolus.encode(start, None, (0, 0)), rule=f"BBM-emulated:T{side},{side}")
     baseline = "BBM-emulated rule table on numpy@cpu"
     yield _timed(SystemRow("BBM-emulated rule table", "numpy", "cpu", f"{side}^2 x {table_gens} gens",
                            side * side * table_gens),
-                 lambda: tensorca.run(golly, generations=table_gens, backend="numpy"), repeats)
+                 lambda: run(golly, generations=table_gens, backend="numpy"), repeats)
     yield _timed(SystemRow("BBM-emulated, auto (margolus engine)", "margolus", "cpu",
                            f"{side}^2 x {native_gens} gens", side * side * native_gens, baseline=baseline),
-                 lambda: tensorca.run(golly, generations=native_gens), repeats)
+                 lambda: run(golly, generations=native_gens), repeats)
     backends = [("numpy", "cpu", ""), ("numba", "cpu", "fast")]
     backends += [("torch", d, "torch") for d in (_torch_devices(devices) or ["cpu"])]
     for backend, device, extra in backends:
@@ -142,8 +143,6 @@ def _margolus(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[S
 
 def _sandpile(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[SystemRow]:
     """The identity of the sandpile group, per backend, and 1024² on Numba."""
-    from tensorca.sandpile import identity
-
     side = 128 if quick else 256
     baseline = f"sandpile identity {side}^2 on numpy@cpu"
     plans = [("numpy", "cpu", side, ""), ("numba", "cpu", side, "fast")]
@@ -165,14 +164,12 @@ def _sandpile(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[S
 
 def _spins(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[SystemRow]:
     """Checkerboard Metropolis sweeps of Ising and 3-state Potts at their critical temperatures."""
-    from tensorca import spins
-
     side, sweeps = (128 if quick else 256), 20
     backends = [("numpy", "cpu")] + [("torch", d) for d in _torch_devices(devices)]
-    for model, run, temperature in (("Ising", spins.ising, 2.269), ("Potts q=3", None, spins.potts_tc(3))):
+    for model, stepper, temperature in (("Ising", spins.ising, 2.269), ("Potts q=3", None, spins.potts_tc(3))):
         baseline = f"{model} {side}^2 on numpy@cpu"
         for backend, device in backends:
-            if run is None:
+            if stepper is None:
                 def call(b: str = backend, d: str = device, t: float = temperature) -> Any:
                     return spins.potts((side, side), 3, t, sweeps, seed=1, backend=b,
                                        device=d if b == "torch" else None)
@@ -190,8 +187,6 @@ def _spins(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[Syst
 
 def _flow_lenia(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator[SystemRow]:
     """Flow Lenia's bundled ring: the float64 NumPy reference and the torch step (float32)."""
-    from tensorca.lenia import flow_creature, run_flow
-
     side, steps = (64 if quick else 128), 10
     ring = flow_creature("FOr")
     start = ring.field((side, side))
@@ -221,8 +216,6 @@ def bench_systems(names: list[str] | None = None, *, quick: bool = False, device
                   repeats: int | None = None, on_row: Callable[[SystemRow], None] | None = None) -> list[SystemRow]:
     """Measure ``names`` (default: every one of :data:`SYSTEMS`), one after the other, and fill each
     row's ``ratio`` from its baseline row. ``devices``: where torch rows run (CUDA only when present)."""
-    from ..errors import UsageError
-
     unknown = [n for n in names or [] if n not in SYSTEMS]
     if unknown:
         raise UsageError(f"unknown system {unknown[0]!r}; choose from {', '.join(SYSTEMS)}")
