@@ -23,7 +23,7 @@ def test_spin_rows_have_their_numpy_baseline_from_the_same_run():
 
 
 def test_every_system_is_named_and_unknown_ones_are_refused():
-    assert set(SYSTEMS) == {"stochastic", "margolus", "sandpile", "spins", "flow-lenia"}
+    assert set(SYSTEMS) == {"noisy-life", "margolus", "sandpile", "spins", "flow-lenia"}
     with pytest.raises(UsageError, match="unknown system 'ising'"):
         bench_systems(["ising"])
 

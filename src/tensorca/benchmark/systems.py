@@ -207,7 +207,7 @@ def _flow_lenia(quick: bool, devices: tuple[str, ...], repeats: int) -> Iterator
 
 
 SYSTEMS: dict[str, Callable[[bool, tuple[str, ...], int], Iterator[SystemRow]]] = {
-    "stochastic": _noisy_life, "margolus": _margolus, "sandpile": _sandpile, "spins": _spins,
+    "noisy-life": _noisy_life, "margolus": _margolus, "sandpile": _sandpile, "spins": _spins,
     "flow-lenia": _flow_lenia,
 }
 

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=_args.integer(1, 100), default=None, metavar="N",
                    help="--calibrate: sweeps to take the median of (default 3); a warning says when they disagree")
     p.add_argument("--systems", nargs="?", const="all", metavar="NAMES",
-                   help="measure the CA beyond rules instead (stochastic, margolus, sandpile, spins, flow-lenia; "
+                   help="measure the CA beyond rules instead (noisy-life, margolus, sandpile, spins, flow-lenia; "
                         "comma-separated, default all), each against a baseline in the same run")
     p.set_defaults(func=cmd_bench)
 
