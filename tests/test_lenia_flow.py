@@ -295,3 +295,46 @@ def test_bundled_creature_gathers_into_one_persistent_ring():
 def test_unknown_creature_lists_the_known():
     with pytest.raises(UsageError, match="FOr"):
         flow_creature("nothing")
+
+
+# -- the bundled mover ------------------------------------------------------------------------------------
+
+
+def _track(cells: np.ndarray, world: FlowLenia, steps: int, every: int) -> tuple[np.ndarray, list[float], np.ndarray]:
+    """Run ``steps`` steps of ``(1, H, W)`` cells, checking every ``every``: the centroid's displacement
+    (summed from step to step, so unwrapped on the torus), the radius holding 90% of the mass around
+    the centroid at each check, and the last cells."""
+    height, width = cells.shape[-2:]
+    yy, xx = np.mgrid[:height, :width]
+    size = np.array([height, width])
+    where, moved, radii = _centroid(cells[0]), np.zeros(2), []
+    for _ in range(steps // every):
+        cells = run_flow(cells, world, every)
+        now = _centroid(cells[0])
+        moved += (now - where + size / 2) % size - size / 2
+        where = now
+        dy, dx = (yy - now[0] + height / 2) % height - height / 2, (xx - now[1] + width / 2) % width - width / 2
+        order = np.argsort(np.hypot(dy, dx).ravel())
+        share = np.cumsum(cells[0].ravel()[order]) / cells.sum()
+        radii.append(float(np.hypot(dy, dx).ravel()[order][np.searchsorted(share, 0.9)]))
+    return moved, radii, cells
+
+
+def test_flow_glider_moves_down_the_rows_and_stays_compact():
+    glider = flow_creature("Flow glider")
+    assert glider.code == "FGl" and ("FGl", "Flow glider") in flow_creature_names()
+    assert parse_flow(str(glider.world)) == glider.world and glider.cells.shape == (1, 20, 16)
+    start = glider.field((64, 64))
+    moved, radii, end = _track(start, glider.world, 300, 50)
+    # measured: (+9.8, -0.1) cells in 300 steps, 1,000 steps make 28.5 (0.029 cells a step)
+    assert moved[0] > 7 and abs(moved[1]) < 1, moved
+    assert max(radii) < 10, radii  # 90% of the mass within 8.6..8.7 cells of the centre: it holds together
+    assert abs(end.sum() / start.sum() - 1) < 1e-9
+    assert 0.8 < end.max() < 1.3
+
+
+def test_the_ring_fails_the_mover_check():
+    # the check above can fail: the stationary ring (FOr) does not pass it
+    ring = flow_creature("FOr")
+    moved, radii, _ = _track(ring.field((48, 48)), ring.world, 200, 50)
+    assert np.hypot(*moved) < 3 and max(radii) < 10
