@@ -187,3 +187,15 @@ def test_record_leaf_bit_order_and_errors():
     assert u.bounding_box() == (12, 21, 1, 1)
     with pytest.raises(PatternError, match="record 2"):
         HashLife().from_records([3, 5], [[0] * 4, [1, 0, 0, 0]], [1, 0])
+
+
+def test_remembered_bounding_box_follows_steps():
+    """The bounding box is remembered per tree: after a step it is the box of the new cells."""
+    glider = np.array([[0, 1, 0], [0, 0, 1], [1, 1, 1]], np.uint8)
+    u = HashLife("B3/S23", max_bytes=200_000).from_cells(glider, origin=(5, 7))
+    assert u.bounding_box() == (5, 7, 3, 3) == u.bounding_box()
+    for generations in (4, 40, 4000):
+        u = u.step(generations) or u
+        cells, (x, y) = u.to_cells()
+        ys, xs = np.nonzero(cells)
+        assert u.bounding_box() == (x + xs.min(), y + ys.min(), 3, 3)

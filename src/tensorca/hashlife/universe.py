@@ -20,7 +20,7 @@ from .picture import picture
 from .records import BAD_LEVEL, FULL, build_records, export_records
 from .step import centre, expand, is_padded, result
 from .store import DEFAULT_MAX_BYTES, NodeStore, check_budget
-from .tree import EMPTY, MAX_LEVEL, ROOT, find_node, populations
+from .tree import EMPTY, GC_RUNS, MAX_LEVEL, ROOT, find_node, populations
 
 #: Default largest ``H * W`` :meth:`Universe.to_cells` materialises (a 2 GiB uint8 array, as
 #: the pattern readers' default cell budget).
@@ -431,13 +431,22 @@ class Universe:
         return count(self._root)
 
     def bounding_box(self) -> tuple[int, int, int, int] | None:
-        """``(x, y, w, h)`` of the live cells, from the tree, or None when there are none."""
+        """``(x, y, w, h)`` of the live cells, from the tree, or None when there are none.
+
+        Remembered for the current tree: loading a file asks for it twice (the pattern's origin,
+        the cell budget) and the frontier walk was most of a small macrocell file's load time.
+        Node numbers hold their cells until a garbage collection renumbers them, so the key is
+        the root, its corner and the store's collection count."""
         nodes, meta, marks = self._store.S[0], self._store.S[2], self._store.S[4]
+        key = (self._root, self._x, self._y, int(meta[GC_RUNS]), id(self._store))
+        memo = getattr(self, "_box_memo", None)
+        if memo is not None and memo[0] == key:
+            return memo[1]
         marks[:] = 0  # the GC marks double as the frontier's "seen" flags
         y0, y1, x0, x1 = (int(v) for v in extent(nodes, meta, marks, self._root))
-        if y0 < 0:
-            return None
-        return self._x + x0, self._y + y0, x1 - x0 + 1, y1 - y0 + 1
+        box = None if y0 < 0 else (self._x + x0, self._y + y0, x1 - x0 + 1, y1 - y0 + 1)
+        self._box_memo = (key, box)
+        return box
 
     def crop(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """The ``(h, w)`` uint8 window with top-left ``(x, y)`` (cells outside the tree are 0)."""
